@@ -1,0 +1,50 @@
+"""nbtext: Naive Bayes text classification, as a library and a command-line tool.
+
+The public API is imported lazily, so that ``nbtext predict`` starts without paying for what
+it does not use.
+
+>>> import nbtext
+>>> model = nbtext.train([nbtext.Document("free cash", "spam", "1"), nbtext.Document("see you", "ham", "2")])
+>>> model.predict(["cash for free"])
+['spam']
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_API = {
+    "Analyzer": "analysis",
+    "ClassCounts": "counting",
+    "CountMatrix": "counting",
+    "FrozenCounts": "counting",
+    "NaiveBayes": "naive_bayes",
+    "MultinomialNB": "naive_bayes",
+    "BernoulliNB": "naive_bayes",
+    "ComplementNB": "naive_bayes",
+    "Model": "model",
+    "Document": "readers",
+    "LabelledCorpus": "readers",
+    "train": "training",
+    "evaluate": "metrics",
+    "NbtextError": "errors",
+    "DataError": "errors",
+    "ModelError": "errors",
+    "UnsafeModelError": "errors",
+    "NotFittedError": "errors",
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(importlib.import_module(f".{_API[name]}", __name__), name)
+    raise AttributeError(f"module 'nbtext' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])

@@ -1,0 +1,132 @@
+"""Turning text into the features that get counted: tokens, word n-grams, character n-grams."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import DataError
+
+ANALYZERS = ("word", "char_wb")
+
+#: Unicode words of two or more characters: the same features as scikit-learn's default
+#: ``(?u)\b\w\w+\b`` (the word boundaries add nothing once the run is greedy).
+_WORD = re.compile(r"\w\w+")
+_WHITESPACE = re.compile(r"\s\s+")
+#: For ASCII text, every non-word byte becomes a space, so ``str.split`` finds the word runs
+#: without the regex engine (about a third faster on 20 Newsgroups).
+_ASCII_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """How text becomes features; saved with the model so prediction sees what training saw.
+
+    Parameters
+    ----------
+    analyzer : {"word", "char_wb"}
+        Word tokens (Unicode word characters, two or more), or character n-grams taken inside
+        each whitespace-separated word padded with one space on each side.
+    ngram_range : (int, int)
+        Smallest and largest n of the n-grams (of words, or of characters for ``char_wb``).
+    lowercase : bool
+        Lowercase the text before anything else.
+    stop_words : frozenset of str
+        Word tokens dropped before word n-grams are formed (ignored by ``char_wb``).
+
+    Examples
+    --------
+    >>> Analyzer()("The cat sat, the CAT ran!")
+    ['the', 'cat', 'sat', 'the', 'cat', 'ran']
+    >>> Analyzer(ngram_range=(1, 2), stop_words=frozenset({"the"}))("The cat sat")
+    ['cat', 'sat', 'cat sat']
+    >>> Analyzer(analyzer="char_wb", ngram_range=(3, 3))("Hi cat")
+    [' hi', 'hi ', ' ca', 'cat', 'at ']
+    """
+
+    analyzer: str = "word"
+    ngram_range: tuple[int, int] = (1, 1)
+    lowercase: bool = True
+    stop_words: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        if self.analyzer not in ANALYZERS:
+            raise DataError(f"unknown analyzer {self.analyzer!r}; use one of {ANALYZERS}")
+        low, high = self.ngram_range
+        if not 1 <= low <= high:
+            raise DataError(f"bad n-gram range {low},{high}: need 1 <= MIN <= MAX")
+        object.__setattr__(self, "ngram_range", (int(low), int(high)))
+        object.__setattr__(self, "stop_words", frozenset(self.stop_words))
+
+    def __call__(self, text: str) -> list[str]:
+        """The features of one document, in text order, repeats kept."""
+        if isinstance(text, bytes):
+            raise TypeError("Analyzer takes str; decode bytes first")
+        if self.lowercase:
+            text = text.lower()
+        if self.analyzer == "char_wb":
+            return self._char_wb(text)
+        tokens = words(text)
+        if self.stop_words:
+            tokens = [token for token in tokens if token not in self.stop_words]
+        low, high = self.ngram_range
+        if (low, high) == (1, 1):
+            return tokens
+        features = list(tokens) if low == 1 else []
+        for n in range(max(low, 2), high + 1):
+            features += [" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+        return features
+
+    def _char_wb(self, text: str) -> list[str]:
+        low, high = self.ngram_range
+        features: list[str] = []
+        for word in _WHITESPACE.sub(" ", text).split():
+            padded = f" {word} "
+            for n in range(low, high + 1):
+                if len(padded) <= n:  # a short word counts once, whole, then no larger n
+                    features.append(padded)
+                    break
+                features += [padded[i:i + n] for i in range(len(padded) - n + 1)]
+        return features
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the model file (no classes, so loading needs no code)."""
+        return {
+            "analyzer": self.analyzer,
+            "ngram_range": list(self.ngram_range),
+            "lowercase": self.lowercase,
+            "stop_words": sorted(self.stop_words),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Analyzer:
+        """The inverse of ``to_dict``."""
+        return cls(
+            analyzer=data["analyzer"],
+            ngram_range=tuple(data["ngram_range"]),
+            lowercase=data["lowercase"],
+            stop_words=frozenset(data["stop_words"]),
+        )
+
+
+def words(text: str) -> list[str]:
+    """Runs of two or more Unicode word characters, in order."""
+    if text.isascii():
+        return [token for token in text.translate(_ASCII_NON_WORD).split() if len(token) > 1]
+    return _WORD.findall(text)
+
+
+def load_stop_words(spec: str | None) -> frozenset[str]:
+    """``english`` (scikit-learn's list), a file of one word per line, or nothing."""
+    if not spec:
+        return frozenset()
+    if spec == "english":
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        return frozenset(ENGLISH_STOP_WORDS)
+    try:
+        with open(spec, encoding="utf-8") as handle:
+            return frozenset(line.strip() for line in handle if line.strip())
+    except OSError as error:
+        raise DataError(f"cannot read stop-word file {spec}: {error.strerror}") from None

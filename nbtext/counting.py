@@ -1,0 +1,249 @@
+"""Vocabulary and sparse counts: documents x terms, and the per-class sums Naive Bayes needs.
+
+Everything here is numpy only, so that classifying a document never pays for importing scipy.
+``CountMatrix`` is a minimal CSR matrix; ``ClassCounts`` holds the sufficient statistics of all
+three Naive Bayes variants as plain sums, so counts from separate runs add up exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import DataError
+
+
+@dataclass(frozen=True)
+class CountMatrix:
+    """A documents x features matrix in CSR layout (row pointers, column indices, values)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    n_features: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.indptr) - 1, self.n_features
+
+    @classmethod
+    def coerce(cls, X: Any) -> CountMatrix:
+        """A CountMatrix from a scipy sparse matrix, a 2-D array-like or a CountMatrix."""
+        if isinstance(X, CountMatrix):
+            return X
+        if isinstance(X, str):
+            raise TypeError("expected a matrix of counts, got a string")
+        if hasattr(X, "tocsr"):
+            csr = X.tocsr()
+            csr.sum_duplicates()
+            return cls(
+                csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
+                csr.data.astype(np.float64), csr.shape[1],
+            )
+        array = np.asarray(X, dtype=np.float64)
+        if array.ndim != 2:
+            raise ValueError(f"expected a 2-D matrix of counts, got {array.ndim} dimension(s)")
+        rows, cols = np.nonzero(array)
+        return cls(_indptr(rows, array.shape[0]), cols.astype(np.int64), array[rows, cols], array.shape[1])
+
+    def row_ids(self) -> np.ndarray:
+        """The row of every stored value."""
+        return np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+
+    def binarized(self) -> CountMatrix:
+        """The same matrix with every positive value set to 1 and the rest to 0."""
+        return CountMatrix(self.indptr, self.indices, (self.data > 0).astype(np.float64), self.n_features)
+
+    def dot(self, weights: np.ndarray) -> np.ndarray:
+        """``self @ weights.T`` for a dense (k, n_features) ``weights``: one column per row of it."""
+        rows = self.row_ids()
+        out = np.empty((self.shape[0], weights.shape[0]))
+        for k, row in enumerate(weights):
+            out[:, k] = np.bincount(rows, weights=self.data * row[self.indices], minlength=self.shape[0])
+        return out
+
+    def column_sums_by(self, groups: np.ndarray, n_groups: int, row_weights: np.ndarray) -> np.ndarray:
+        """Weighted column sums per group of rows: a (n_groups, n_features) array."""
+        rows = self.row_ids()
+        flat = groups[rows] * self.n_features + self.indices
+        return np.bincount(
+            flat, weights=self.data * row_weights[rows], minlength=n_groups * self.n_features
+        ).reshape(n_groups, self.n_features)
+
+    def to_scipy(self):
+        """The same matrix as ``scipy.sparse.csr_matrix`` (imports scipy)."""
+        from scipy.sparse import csr_matrix
+
+        return csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+
+def _indptr(rows: np.ndarray, n_rows: int) -> np.ndarray:
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
+    return indptr
+
+
+def count_features(
+    feature_lists: Sequence[Sequence[str]], vocabulary: dict[str, int], *, grow: bool = False
+) -> CountMatrix:
+    """Count each document's features against ``vocabulary``.
+
+    With ``grow`` unseen features are added to ``vocabulary`` (new ids in sorted order, so a
+    run is reproducible); without it they are ignored. The per-token work is C-level
+    (``map``/``fromiter``), the counting is one ``np.unique`` over (document, feature) keys.
+    """
+    n_docs = len(feature_lists)
+    lengths = np.fromiter(map(len, feature_lists), dtype=np.int64, count=n_docs)
+    flat = list(itertools.chain.from_iterable(feature_lists))
+    if grow:
+        for feature in sorted(dict.fromkeys(flat).keys() - vocabulary.keys()):
+            vocabulary[feature] = len(vocabulary)
+        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(n_docs), lengths)
+    else:
+        ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=len(flat))
+        known = ids >= 0
+        ids, rows = ids[known], np.repeat(np.arange(n_docs), lengths)[known]
+    width = max(len(vocabulary), 1)
+    keys, counts = np.unique(rows * width + ids, return_counts=True)
+    return CountMatrix(_indptr(keys // width, n_docs), keys % width, counts.astype(np.float64), len(vocabulary))
+
+
+class ClassCounts:
+    """Per-class sums over a stream of documents: the sufficient statistics of every NB variant.
+
+    ``term_counts[c, t]`` is how often term t occurs in documents of class c, ``doc_freq[c, t]``
+    in how many of them it occurs, ``class_docs[c]`` how many documents class c has. All three
+    are plain sums, so ``a.merge(b)`` equals counting a's and b's documents in one run.
+
+    Examples
+    --------
+    >>> counts = ClassCounts()
+    >>> counts.add([["buy", "buy", "now"], ["hello"]], ["spam", "ham"])
+    >>> sorted(counts.vocabulary), counts.classes
+    (['buy', 'hello', 'now'], ['spam', 'ham'])
+    >>> counts.finalized().term_counts.tolist()
+    [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0]]
+    """
+
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self.label_ids: dict[str, int] = {}
+        self._term_counts = np.zeros((0, 0))
+        self._doc_freq = np.zeros((0, 0))
+        self._class_docs = np.zeros(0)
+
+    @property
+    def classes(self) -> list[str]:
+        return list(self.label_ids)
+
+    def add(self, feature_lists: Sequence[Sequence[str]], labels: Iterable[str]) -> None:
+        """Count a batch of documents (their features) with their labels."""
+        matrix = count_features(feature_lists, self.vocabulary, grow=True)
+        y = np.fromiter(
+            (self.label_ids.setdefault(label, len(self.label_ids)) for label in labels),
+            dtype=np.int64, count=len(feature_lists),
+        )
+        self._reserve(len(self.label_ids), len(self.vocabulary))
+        rows = matrix.row_ids()
+        np.add.at(self._term_counts, (y[rows], matrix.indices), matrix.data)
+        np.add.at(self._doc_freq, (y[rows], matrix.indices), 1.0)
+        np.add.at(self._class_docs, y, 1.0)
+
+    def _reserve(self, n_classes: int, n_terms: int) -> None:
+        have_c, have_t = self._term_counts.shape
+        if n_classes <= have_c and n_terms <= have_t:
+            return
+        # Grow only the dimension that needs it, terms geometrically (the vocabulary keeps growing).
+        shape = (max(n_classes, have_c), have_t if n_terms <= have_t else max(n_terms, 2 * have_t, 1024))
+        for name in ("_term_counts", "_doc_freq"):
+            grown = np.zeros(shape)
+            grown[:have_c, :have_t] = getattr(self, name)
+            setattr(self, name, grown)
+        self._class_docs = np.concatenate([self._class_docs, np.zeros(shape[0] - have_c)])
+
+    def finalized(self) -> FrozenCounts:
+        """The counts so far with terms and classes in sorted order."""
+        n_classes, n_terms = len(self.label_ids), len(self.vocabulary)
+        return FrozenCounts(
+            terms=list(self.vocabulary),
+            classes=self.classes,
+            term_counts=self._term_counts[:n_classes, :n_terms],
+            doc_freq=self._doc_freq[:n_classes, :n_terms],
+            class_docs=self._class_docs[:n_classes],
+        ).sorted()
+
+
+@dataclass(frozen=True)
+class FrozenCounts:
+    """Finished per-class sums (see ClassCounts), the form kept in a model file."""
+
+    terms: list[str]
+    classes: list[str]
+    term_counts: np.ndarray
+    doc_freq: np.ndarray
+    class_docs: np.ndarray
+
+    def sorted(self) -> FrozenCounts:
+        """The same counts with terms and classes in sorted order (same data, same bytes)."""
+        term_order = np.array(sorted(range(len(self.terms)), key=self.terms.__getitem__), dtype=np.int64)
+        class_order = np.array(sorted(range(len(self.classes)), key=self.classes.__getitem__), dtype=np.int64)
+        pick = np.ix_(class_order, term_order)
+        return FrozenCounts(
+            terms=[self.terms[i] for i in term_order],
+            classes=[self.classes[i] for i in class_order],
+            term_counts=np.ascontiguousarray(self.term_counts[pick]),
+            doc_freq=np.ascontiguousarray(self.doc_freq[pick]),
+            class_docs=self.class_docs[class_order].copy(),
+        )
+
+    def merge(self, other: FrozenCounts) -> FrozenCounts:
+        """Counts of both runs together, as if all their documents had been counted at once."""
+        terms = sorted(set(self.terms) | set(other.terms))
+        classes = sorted(set(self.classes) | set(other.classes))
+        term_index = {term: i for i, term in enumerate(terms)}
+        class_index = {label: i for i, label in enumerate(classes)}
+        merged = {name: np.zeros((len(classes), len(terms))) for name in ("term_counts", "doc_freq")}
+        class_docs = np.zeros(len(classes))
+        for part in (self, other):
+            cols = np.array([term_index[t] for t in part.terms], dtype=np.int64)
+            rows = np.array([class_index[c] for c in part.classes], dtype=np.int64)
+            for name, total in merged.items():
+                total[np.ix_(rows, cols)] += getattr(part, name)
+            class_docs[rows] += part.class_docs
+        return FrozenCounts(terms, classes, merged["term_counts"], merged["doc_freq"], class_docs)
+
+    def keep_terms(self, min_df: float = 1, max_df: float = 1.0, max_features: int | None = None) -> np.ndarray:
+        """Indices of the terms that survive document-frequency pruning, in term order.
+
+        ``min_df``/``max_df`` are document counts when integers and proportions of the documents
+        when floats, as in scikit-learn; ``max_features`` then keeps the most frequent terms
+        (ties broken by term order, so the result is deterministic).
+        """
+        n_docs = float(self.class_docs.sum())
+        df = self.doc_freq.sum(axis=0)
+        low = min_df if isinstance(min_df, (int, np.integer)) else min_df * n_docs
+        high = max_df if isinstance(max_df, (int, np.integer)) else max_df * n_docs
+        if high < low:
+            raise DataError("--max-df keeps fewer documents than --min-df; raise --max-df or lower --min-df")
+        kept = np.flatnonzero((df >= low) & (df <= high))
+        if max_features is not None and len(kept) > max_features:
+            frequency = self.term_counts[:, kept].sum(axis=0)
+            kept = np.sort(kept[np.argsort(-frequency, kind="stable")[:max_features]])
+        if len(kept) == 0 and len(self.terms):
+            raise DataError("no terms remain after pruning; lower --min-df or raise --max-df")
+        return kept
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "terms": list(self.terms), "classes": list(self.classes),
+            "term_counts": self.term_counts, "doc_freq": self.doc_freq, "class_docs": self.class_docs,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FrozenCounts:
+        return cls(**data)

@@ -1,0 +1,73 @@
+"""Evaluation figures, independent of how they are shown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: Probabilities are clipped to [eps, 1 - eps] for the log loss, as scikit-learn does.
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str]) -> dict[str, Any]:
+    """Accuracy, per-class precision/recall/F1, averages, confusion matrix and log loss.
+
+    ``log_proba`` has one column per entry of ``classes`` (the model's). True labels the model
+    never saw can never be predicted: they count as errors, and are left out of the log loss
+    (which needs the model's probability of the true class), as ``n_unknown_label`` says.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> report = evaluate(["a", "a", "b"], np.log([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8]]), ["a", "b"])
+    >>> report["accuracy"], report["confusion_matrix"]
+    (0.6666666666666666, [[1, 1], [0, 1]])
+    >>> import math
+    >>> math.isclose(report["log_loss"], -(math.log(0.9) + math.log(0.4) + math.log(0.8)) / 3)
+    True
+    """
+    classes = list(classes)
+    y_true = list(y_true)
+    n = len(y_true)
+    predicted = [classes[i] for i in np.argmax(log_proba, axis=1)] if n else []
+    labels = sorted(set(classes) | set(y_true))
+    index = {label: i for i, label in enumerate(labels)}
+    confusion = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    np.add.at(confusion, ([index[t] for t in y_true], [index[p] for p in predicted]), 1)
+    support = confusion.sum(axis=1)
+    hits = np.diag(confusion)
+    precision = _ratio(hits, confusion.sum(axis=0))
+    recall = _ratio(hits, support)
+    f1 = _ratio(2 * precision * recall, precision + recall)
+    per_class = {
+        label: {"precision": float(p), "recall": float(r), "f1": float(f), "support": int(s)}
+        for label, p, r, f, s in zip(labels, precision, recall, f1, support)
+    }
+    class_index = {label: i for i, label in enumerate(classes)}
+    known = [i for i, t in enumerate(y_true) if t in class_index]
+    log_p = log_proba[known, [class_index[y_true[i]] for i in known]] if known else np.zeros(0)
+    log_loss = float(-np.clip(log_p, np.log(_EPS), np.log1p(-_EPS)).mean()) if known else float("nan")
+    weights = support / support.sum() if n else np.zeros(len(labels))
+    return {
+        "n_documents": n,
+        "accuracy": float(hits.sum() / n) if n else float("nan"),
+        "macro_f1": float(f1.mean()),
+        "weighted_f1": float(weights @ f1),
+        "macro_avg": {"precision": float(precision.mean()), "recall": float(recall.mean()), "f1": float(f1.mean())},
+        "weighted_avg": {"precision": float(weights @ precision), "recall": float(weights @ recall), "f1": float(weights @ f1)},
+        "log_loss": log_loss,
+        "n_unknown_label": n - len(known),
+        "labels": labels,
+        "per_class": per_class,
+        "confusion_matrix": confusion.tolist(),
+    }
+
+
+def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """top / bottom, with 0 where bottom is 0 (scikit-learn's zero_division=0)."""
+    top = np.asarray(top, dtype=np.float64)
+    out = np.zeros_like(top)
+    np.divide(top, bottom, out=out, where=np.asarray(bottom) > 0)
+    return out

@@ -1,0 +1,218 @@
+"""The bundle a user saves: analyzer settings, per-class counts, NB settings and a summary.
+
+The file holds plain data and numpy arrays only (no pickled classes), so loading it needs to
+import nothing but numpy's array machinery, and a file that asks for anything else is refused
+before it can run code. The NB core is rebuilt from the counts on load, so a model file is
+also mergeable with another one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .analysis import Analyzer
+from .counting import CountMatrix, FrozenCounts, count_features
+from .errors import ModelError, UnsafeModelError
+from .naive_bayes import VARIANTS, NaiveBayes
+
+FORMAT = "nbtext-model"
+FORMAT_VERSION = 1
+
+#: What a model file may import while loading: numpy arrays as joblib writes them.
+_ALLOWED_GLOBALS = {
+    ("joblib.numpy_pickle", "NumpyArrayWrapper"),
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+}
+
+
+class Model:
+    """A trained text classifier: analyzer + vocabulary + Naive Bayes core + summary.
+
+    Parameters
+    ----------
+    analyzer : Analyzer
+        How text becomes features.
+    counts : FrozenCounts
+        Per-class sums over every term seen in training (before pruning, so that models can
+        be merged and pruned again).
+    settings : dict
+        ``variant``, ``alpha``, ``fit_prior``, ``norm`` (Complement only), ``binary``,
+        ``min_df``, ``max_df``, ``max_features``.
+    summary : dict
+        What the user should know about the training run (plain data).
+    """
+
+    DEFAULT_SETTINGS: dict[str, Any] = {
+        "variant": "multinomial", "alpha": 1.0, "fit_prior": True, "norm": False,
+        "binary": False, "min_df": 1, "max_df": 1.0, "max_features": None,
+    }
+
+    def __init__(
+        self,
+        analyzer: Analyzer,
+        counts: FrozenCounts,
+        settings: dict[str, Any] | None = None,
+        summary: dict[str, Any] | None = None,
+    ) -> None:
+        unknown = set(settings or {}) - set(self.DEFAULT_SETTINGS)
+        if unknown:
+            raise ValueError(f"unknown model settings {sorted(unknown)}")
+        self.analyzer = analyzer
+        self.counts = counts
+        self.settings = {**self.DEFAULT_SETTINGS, **(settings or {})}
+        self.summary = summary or {}
+        s = self.settings
+        if s["variant"] not in VARIANTS:
+            raise ModelError(f"unknown variant {s['variant']!r}; use one of {sorted(VARIANTS)}")
+        kept = counts.keep_terms(s["min_df"], s["max_df"], s["max_features"])
+        self.terms = [counts.terms[i] for i in kept]
+        self.vocabulary = dict(zip(self.terms, range(len(self.terms))))
+        presence = s["binary"] or s["variant"] == "bernoulli"
+        statistic = counts.doc_freq if presence else counts.term_counts
+        params = {"alpha": s["alpha"], "fit_prior": s["fit_prior"]}
+        if s["variant"] == "complement":
+            params["norm"] = s["norm"]
+        self.core: NaiveBayes = VARIANTS[s["variant"]](**params).fit_counts(
+            statistic[:, kept], counts.class_docs, classes=np.array(counts.classes, dtype=object)
+        )
+
+    @property
+    def classes(self) -> list[str]:
+        return list(self.counts.classes)
+
+    def vectorize(self, texts: Sequence[str]) -> CountMatrix:
+        """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a list of documents, not one string")
+        matrix = count_features([self.analyzer(text) for text in texts], self.vocabulary)
+        return matrix.binarized() if self.settings["binary"] else matrix
+
+    def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
+        """Log-probability of each class (in ``classes`` order) for each text."""
+        return self.core.predict_log_proba(self.vectorize(texts))
+
+    def predict(self, texts: Sequence[str]) -> list[str]:
+        """The most probable label of each text."""
+        return [self.classes[i] for i in np.argmax(self.predict_log_proba(texts), axis=1)]
+
+    def top_words(self, k: int = 20) -> dict[str, list[tuple[str, float]]]:
+        """For each class, the ``k`` words that raise it most, with the variant's score."""
+        return {
+            label: [(self.terms[i], float(score)) for i, score in zip(*best)]
+            for label, best in zip(self.classes, self.core.top_features(k))
+        }
+
+    # --- persistence ---------------------------------------------------------------------
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "nbtext_version": __version__,
+            "analyzer": self.analyzer.to_dict(),
+            "settings": dict(self.settings),
+            "counts": self.counts.to_dict(),
+            "summary": self.summary,
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model atomically: a crash never leaves a half-written file at ``path``."""
+        import joblib
+
+        path = os.fspath(path)
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                joblib.dump(self.to_payload(), handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Model:
+        """Read a model file; refuse files that would run code, explain broken ones in one line."""
+        payload = _safe_load(os.fspath(path))
+        return cls.from_payload(payload, os.fspath(path))
+
+    @classmethod
+    def from_payload(cls, payload: Any, source: str = "model") -> Model:
+        if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+            raise ModelError(f"{source}: not an nbtext model file")
+        version = payload.get("format_version")
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise ModelError(
+                f"{source}: made by nbtext {payload.get('nbtext_version')} in model format {version}; "
+                f"this nbtext {__version__} reads format {FORMAT_VERSION} or older: upgrade nbtext"
+            )
+        try:
+            return cls(
+                Analyzer.from_dict(payload["analyzer"]),
+                FrozenCounts.from_dict(payload["counts"]),
+                payload["settings"],
+                payload["summary"],
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _safe_load(path: str) -> Any:
+    from joblib.numpy_pickle import NumpyArrayWrapper, NumpyUnpickler
+
+    class SafeUnpickler(NumpyUnpickler):
+        """joblib's unpickler with an allowlist of globals and no pickled object arrays."""
+
+        dispatch = NumpyUnpickler.dispatch.copy()
+
+        def find_class(self, module: str, name: str) -> Any:
+            if (module, name) not in _ALLOWED_GLOBALS:
+                raise UnsafeModelError(
+                    f"{path}: refused: loading it would import {module}.{name}; nbtext model "
+                    "files hold only plain data and arrays, so this file was not made by nbtext "
+                    "and could run code"
+                )
+            return super().find_class(module, name)
+
+        def load_build(self) -> None:
+            # Let pickle set the wrapper's fields, then vet them before joblib reads array bytes:
+            # an object-dtype array would be read with an unrestricted pickle.
+            import pickle
+
+            pickle._Unpickler.load_build(self)
+            wrapper = self.stack[-1]
+            if isinstance(wrapper, NumpyArrayWrapper):
+                dtype = getattr(wrapper, "dtype", None)
+                if not isinstance(dtype, np.dtype) or dtype.hasobject or wrapper.subclass is not np.ndarray:
+                    raise UnsafeModelError(f"{path}: refused: the file holds an array of Python objects")
+                self.stack[-1] = wrapper.read(self, self.ensure_native_byte_order)
+
+        dispatch[ord("b")] = load_build  # pickle's BUILD opcode
+
+    try:
+        with open(path, "rb") as handle:
+            return SafeUnpickler(path, handle, ensure_native_byte_order=True).load()
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no such model file") from None
+    except IsADirectoryError:
+        raise ModelError(f"{path}: is a folder, not a model file") from None
+    except UnsafeModelError:
+        raise
+    except Exception as error:  # a truncated or foreign file can fail in many ways inside pickle
+        raise ModelError(f"{path}: not an nbtext model file, or truncated ({type(error).__name__})") from None

@@ -1,0 +1,348 @@
+"""The Naive Bayes cores: one base class and the Multinomial, Bernoulli and Complement variants.
+
+They follow scikit-learn's conventions (keyword-only hyperparameters stored as given, learned
+state ending in ``_``, ``fit`` returning ``self``) so they work in a ``Pipeline``, with
+``clone`` and ``GridSearchCV``, but they import neither scikit-learn nor scipy: a matrix is
+whatever ``CountMatrix.coerce`` accepts (scipy sparse, numpy, nested lists).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from .counting import CountMatrix
+from .errors import NotFittedError
+
+
+class NaiveBayes:
+    """The shared machinery of the discrete Naive Bayes variants.
+
+    The base owns ``fit``/``partial_fit``, the class priors, and the ``predict`` family (one
+    log-sum-exp). A variant supplies three things:
+
+    - ``_statistic(X)``: what is counted per class from a document matrix (the counts
+      themselves, or presence for Bernoulli);
+    - ``_update_weights()``: ``feature_log_prob_`` (and any extra state) from
+      ``feature_count_`` and ``class_count_`` with smoothing ``alpha``;
+    - ``_joint_log_likelihood(X)`` and ``_feature_scores()``, the per-class score of each
+      feature used by ``top_features`` (how much a feature raises the class).
+
+    Because ``feature_count_`` and ``class_count_`` are plain sums, ``partial_fit`` on parts
+    equals ``fit`` on the whole, and ``fit_counts`` takes sums made elsewhere.
+    """
+
+    def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None) -> None:
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    # --- scikit-learn estimator protocol -------------------------------------------------
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return sorted(
+            name for name, p in inspect.signature(cls.__init__).parameters.items()
+            if p.kind is p.KEYWORD_ONLY
+        )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> NaiveBayes:
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = type(self)().get_params()
+        changed = {k: v for k, v in self.get_params().items() if not _same(v, defaults[k])}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(),
+            input_tags=InputTags(sparse=True),
+        )
+
+    # --- fitting -------------------------------------------------------------------------
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayes:
+        """Learn from documents ``X`` (n_samples x n_features counts) with labels ``y``."""
+        X, y = self._check_X_y(X, y)
+        for name in ("classes_", "feature_count_", "class_count_"):
+            self.__dict__.pop(name, None)
+        return self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> NaiveBayes:
+        """Add documents to what was learned; ``classes`` is required on the first call."""
+        X, y = self._check_X_y(X, y)
+        first = not hasattr(self, "classes_")
+        if first:
+            if classes is None:
+                raise ValueError("classes must be given on the first call to partial_fit")
+            self.classes_ = np.unique(np.asarray(classes))
+            self.n_features_in_ = X.shape[1]
+            self.feature_count_ = np.zeros((len(self.classes_), X.shape[1]))
+            self.class_count_ = np.zeros(len(self.classes_))
+        else:
+            self._check_n_features(X)
+        y_index = np.searchsorted(self.classes_, y)
+        unknown = (y_index >= len(self.classes_)) | (self.classes_[np.minimum(y_index, len(self.classes_) - 1)] != y)
+        if unknown.any():
+            raise ValueError(f"labels {sorted(set(np.asarray(y)[unknown].tolist()))} are not in classes {self.classes_.tolist()}")
+        weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if weights.shape != (X.shape[0],):
+            raise ValueError(f"sample_weight has shape {weights.shape}, expected ({X.shape[0]},)")
+        statistic = self._statistic(X)
+        self.feature_count_ += statistic.column_sums_by(y_index, len(self.classes_), weights)
+        self.class_count_ += np.bincount(y_index, weights=weights, minlength=len(self.classes_))
+        self._update()
+        return self
+
+    def fit_counts(self, feature_count: Any, class_count: Any, *, classes: Any) -> NaiveBayes:
+        """Take per-class sums made elsewhere (the CLI's streaming counts, a merged run)."""
+        self.classes_ = np.asarray(classes)
+        self.feature_count_ = np.array(feature_count, dtype=np.float64, ndmin=2)
+        self.class_count_ = np.array(class_count, dtype=np.float64, ndmin=1)
+        self.n_features_in_ = self.feature_count_.shape[1]
+        if self.feature_count_.shape[0] != len(self.classes_) or self.class_count_.shape != (len(self.classes_),):
+            raise ValueError("feature_count, class_count and classes disagree on the number of classes")
+        self._update()
+        return self
+
+    def _update(self) -> None:
+        if self.alpha is None or np.any(np.asarray(self.alpha) <= 0):
+            raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        self._update_class_log_prior()
+        self._update_weights()
+
+    def _update_class_log_prior(self) -> None:
+        n_classes = len(self.classes_)
+        if self.class_prior is not None:
+            prior = np.asarray(self.class_prior, dtype=np.float64)
+            if prior.shape != (n_classes,):
+                raise ValueError(f"class_prior has {prior.size} values for {n_classes} classes")
+            self.class_log_prior_ = np.log(prior)
+        elif self.fit_prior:
+            with np.errstate(divide="ignore"):
+                self.class_log_prior_ = np.log(self.class_count_) - np.log(self.class_count_.sum())
+        else:
+            self.class_log_prior_ = np.full(n_classes, -np.log(n_classes))
+
+    # --- prediction ----------------------------------------------------------------------
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each document."""
+        best = np.argmax(self._jll(X), axis=1)
+        return self.classes_[best]
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log-probability of each class (columns in ``classes_`` order) for each document."""
+        jll = self._jll(X)
+        return jll - _logsumexp(jll)[:, None]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Probability of each class (columns in ``classes_`` order) for each document."""
+        return np.exp(self.predict_log_proba(X))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy, so that ``GridSearchCV`` can rank settings."""
+        hits = (self.predict(X) == np.asarray(y)).astype(np.float64)
+        return float(np.average(hits, weights=sample_weight))
+
+    def top_features(self, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each class, the ``k`` feature indices that raise it most and their scores."""
+        self._check_fitted()
+        scores = self._feature_scores()
+        top = []
+        for row in scores:
+            order = np.lexsort((np.arange(len(row)), -row))[:k]
+            top.append((order, row[order]))
+        return top
+
+    def _jll(self, X: Any) -> np.ndarray:
+        self._check_fitted()
+        X = CountMatrix.coerce(X)
+        self._check_n_features(X)
+        return self._joint_log_likelihood(X)
+
+    # --- checks --------------------------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "feature_log_prob_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def _check_n_features(self, X: CountMatrix) -> None:
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with {self.n_features_in_}")
+
+    def _check_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
+        X = CountMatrix.coerce(X)
+        if isinstance(y, str):
+            raise TypeError("y must be a sequence of labels, not one string")
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has shape {y.shape}")
+        if X.data.size and X.data.min() < 0:
+            raise ValueError(f"negative values in X; {type(self).__name__} needs counts")
+        return X, y
+
+    # --- what a variant provides ---------------------------------------------------------
+
+    def _statistic(self, X: CountMatrix) -> CountMatrix:
+        return X
+
+    def _update_weights(self) -> None:
+        raise NotImplementedError
+
+    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
+        raise NotImplementedError
+
+    def _feature_scores(self) -> np.ndarray:
+        raise NotImplementedError
+
+
+class MultinomialNB(NaiveBayes):
+    r"""Multinomial Naive Bayes: a class is a bag of word draws.
+
+    :math:`P(w \mid c) = (N_{cw} + \alpha) / (N_c + \alpha |V|)`, and a document scores
+    :math:`\log P(c) + \sum_w x_w \log P(w \mid c)`.
+
+    Examples
+    --------
+    The worked example of Manning, Raghavan & Schuetze, *Introduction to Information
+    Retrieval*, ch. 13 (vocabulary: Chinese, Beijing, Shanghai, Macao, Tokyo, Japan):
+
+    >>> X = [[2, 1, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 0, 0, 1, 1]]
+    >>> nb = MultinomialNB().fit(X, ["china", "china", "china", "japan"])
+    >>> import math
+    >>> math.isclose(math.exp(nb.feature_log_prob_[0, 0]), (5 + 1) / (8 + 6))
+    True
+    >>> math.isclose(math.exp(nb.feature_log_prob_[1, 0]), (1 + 1) / (3 + 6))
+    True
+    >>> d5 = [[3, 0, 0, 0, 1, 1]]  # Chinese Chinese Chinese Tokyo Japan
+    >>> china = 3 / 4 * (3 / 7) ** 3 * (1 / 14) ** 2    # the book's 0.0003
+    >>> japan = 1 / 4 * (2 / 9) ** 3 * (2 / 9) ** 2     # the book's 0.0001
+    >>> math.isclose(nb.predict_proba(d5)[0, 0], china / (china + japan))
+    True
+    >>> nb.predict(d5).tolist()
+    ['china']
+    """
+
+    def _update_weights(self) -> None:
+        smoothed = self.feature_count_ + self.alpha
+        self.feature_log_prob_ = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+
+    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
+        return X.dot(self.feature_log_prob_) + self.class_log_prior_
+
+    def _feature_scores(self) -> np.ndarray:
+        rest = self.feature_count_.sum(axis=0) - self.feature_count_ + self.alpha
+        return self.feature_log_prob_ - (np.log(rest) - np.log(rest.sum(axis=1, keepdims=True)))
+
+
+class BernoulliNB(NaiveBayes):
+    r"""Bernoulli Naive Bayes: a class is a set of independent word-presence coins.
+
+    :math:`P(w \mid c) = (D_{cw} + \alpha) / (D_c + 2\alpha)` with :math:`D` counting documents,
+    and absent words count too, through :math:`\log(1 - P(w \mid c))`.
+
+    Parameters
+    ----------
+    binarize : float or None
+        Values above it count as present; None when the input is already 0/1.
+    """
+
+    def __init__(
+        self, *, alpha: float = 1.0, binarize: float | None = 0.0, fit_prior: bool = True, class_prior: Any = None
+    ) -> None:
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
+        self.binarize = binarize
+
+    def _statistic(self, X: CountMatrix) -> CountMatrix:
+        if self.binarize is None:
+            return X
+        return CountMatrix(X.indptr, X.indices, (X.data > self.binarize).astype(np.float64), X.n_features)
+
+    def _update_weights(self) -> None:
+        smoothed = self.feature_count_ + self.alpha
+        self.feature_log_prob_ = np.log(smoothed) - np.log(self.class_count_ + 2 * self.alpha)[:, None]
+        self._log_absent = np.log1p(-np.exp(self.feature_log_prob_))
+
+    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
+        X = self._statistic(X)
+        return X.dot(self.feature_log_prob_ - self._log_absent) + (
+            self.class_log_prior_ + self._log_absent.sum(axis=1)
+        )
+
+    def _feature_scores(self) -> np.ndarray:
+        rest = self.feature_count_.sum(axis=0) - self.feature_count_ + self.alpha
+        rest_docs = self.class_count_.sum() - self.class_count_ + 2 * self.alpha
+        return self.feature_log_prob_ - (np.log(rest) - np.log(rest_docs)[:, None])
+
+
+class ComplementNB(NaiveBayes):
+    r"""Complement Naive Bayes (Rennie et al. 2003): learn each class from all the others.
+
+    The weight of word w for class c is :math:`-\log P(w \mid \neg c)`, estimated from the
+    counts of every other class, which keeps small classes from being swamped. With ``norm``
+    the weights are divided by their sum per class (Rennie's weight normalisation). The prior
+    only matters when there is a single class, as in scikit-learn.
+    """
+
+    def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None, norm: bool = False) -> None:
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
+        self.norm = norm
+
+    def _update_weights(self) -> None:
+        complement = self.feature_count_.sum(axis=0) + self.alpha - self.feature_count_
+        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+        self.feature_log_prob_ = logged / logged.sum(axis=1, keepdims=True) if self.norm else -logged
+
+    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
+        jll = X.dot(self.feature_log_prob_)
+        if len(self.classes_) == 1:
+            jll += self.class_log_prior_
+        return jll
+
+    def _feature_scores(self) -> np.ndarray:
+        # Weights point away from the complement; a word favours c by how much more it adds to
+        # c's score than to the other classes' on average.
+        weights = self.feature_log_prob_
+        n_classes = len(weights)
+        if n_classes == 1:
+            return weights.copy()
+        return weights - (weights.sum(axis=0) - weights) / (n_classes - 1)
+
+
+VARIANTS: dict[str, type[NaiveBayes]] = {
+    "multinomial": MultinomialNB,
+    "bernoulli": BernoulliNB,
+    "complement": ComplementNB,
+}
+
+
+def _logsumexp(a: np.ndarray) -> np.ndarray:
+    top = a.max(axis=1)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(np.all(a == b)) if not (a is None or b is None) else a is b
+    except (TypeError, ValueError):
+        return False

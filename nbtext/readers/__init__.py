@@ -1,0 +1,156 @@
+"""Readers: every input kind yields the same Document record and feeds one ReadReport.
+
+A DATA argument is a folder-per-class directory, a labelled line file (TSV ``label<TAB>text``,
+JSONL ``{"label": ..., "text": ...}``, fastText ``__label__X text``) or ``-`` for stdin. The
+format comes from the path (a folder, or the file's suffix), else from the first line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import BinaryIO
+
+from ..errors import DataError
+from .folders import list_folder, read_files
+from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
+from .report import Document, ReadReport, check_encoding, decode
+
+__all__ = [
+    "INPUT_FORMATS", "Document", "LabelledCorpus", "ReadReport", "check_encoding",
+    "iter_unlabelled",
+]
+
+INPUT_FORMATS = ("folder", *LINE_FORMATS)
+_SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext"}
+_FILES_PER_BATCH = 256
+
+
+class LabelledCorpus:
+    """The labelled documents of several DATA arguments, read once, in order.
+
+    Folders are listed up front (so ``total_bytes`` can drive a progress bar); files are read
+    as the corpus is iterated. ``report`` accounts for every entry seen.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for label, text in [("spam", "win cash"), ("ham", "lunch at noon")]:
+    ...     (root / label).mkdir()
+    ...     _ = (root / label / "1.txt").write_text(text)
+    >>> corpus = LabelledCorpus([str(root)])
+    >>> [(doc.label, doc.text) for doc in corpus]
+    [('ham', 'lunch at noon'), ('spam', 'win cash')]
+    >>> corpus.report.lines()
+    ['read 2 documents']
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[str],
+        *,
+        input_format: str | None = None,
+        encoding: str = "utf-8",
+        stdin: BinaryIO | None = None,
+    ) -> None:
+        if isinstance(paths, str):
+            raise TypeError("paths must be a list of paths, not one string")
+        if input_format is not None and input_format not in INPUT_FORMATS:
+            raise DataError(f"unknown input format {input_format!r}; use one of {INPUT_FORMATS}")
+        self.encoding = check_encoding(encoding)
+        self.report = ReadReport()
+        self._stdin = stdin
+        self._plan: list[tuple[str, str | None, list]] = []
+        sizes: list[int | None] = []
+        for path in paths:
+            fmt, entries, size = self._plan_one(path, input_format)
+            self._plan.append((path, fmt, entries))
+            sizes.append(size)
+        self.total_bytes = None if None in sizes else sum(s for s in sizes if s is not None)
+
+    def _plan_one(self, path: str, input_format: str | None) -> tuple[str | None, list, int | None]:
+        if path == "-":
+            return input_format, [], None
+        if not os.path.exists(path):
+            raise DataError(f"{path}: no such file or folder")
+        fmt = input_format or ("folder" if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
+        if fmt == "folder":
+            if not os.path.isdir(path):
+                raise DataError(f"{path}: not a folder, but --input-format folder was given")
+            entries = list_folder(path, self.report, labelled=True)
+            return fmt, entries, sum(size for _, _, size in entries)
+        if os.path.isdir(path):
+            raise DataError(f"{path}: is a folder, but --input-format {fmt} expects a file")
+        return fmt, [], os.path.getsize(path)
+
+    def __iter__(self) -> Iterator[Document]:
+        return self.read()
+
+    def read(self, progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+        """Yield every document; ``progress`` is called with the number of bytes consumed."""
+        for path, fmt, entries in self._plan:
+            if fmt == "folder":
+                yield from read_files(entries, self.report, encoding=self.encoding, progress=progress)
+            elif path == "-":
+                stdin = self._stdin or sys.stdin.buffer
+                yield from self._read_lines(stdin, "<stdin>", fmt, progress)
+            else:
+                with open(path, "rb") as handle:
+                    yield from self._read_lines(handle, path, fmt, progress)
+
+    def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
+        lines = iter(stream)
+        if fmt is None:
+            first = next(lines, b"")
+            fmt = sniff(first)
+            if fmt is None:
+                raise DataError(
+                    f"{source}: cannot tell the format from the name or the first line; "
+                    "set --input-format (folder, tsv, jsonl or fasttext)"
+                )
+            lines = itertools.chain([first], lines)
+        yield from read_labelled_lines(
+            lines, source, fmt, self.report, encoding=self.encoding, progress=progress
+        )
+
+
+def iter_unlabelled(
+    paths: Sequence[str],
+    report: ReadReport,
+    *,
+    encoding: str = "utf-8",
+    stdin: BinaryIO | None = None,
+) -> Iterator[tuple[list[Document], bool]]:
+    """Batches of documents to classify, in input order, and whether they came from stdin.
+
+    A file is one document, a folder is walked (every regular, non-hidden file at any depth),
+    and ``-`` is stdin with one document per line, batched as lines arrive so that answers
+    can stream.
+    """
+    encoding = check_encoding(encoding)
+    line_number = 0
+    for path in paths or ["-"]:
+        if path == "-":
+            for raw_lines in iter_line_batches(stdin or sys.stdin.buffer):
+                batch = []
+                for raw in raw_lines:
+                    line_number += 1
+                    text, replaced = decode(raw, encoding)
+                    batch.append(report.add(Document(text, None, f"<stdin>:{line_number}"), replaced=replaced))
+                yield batch, True
+        elif os.path.isdir(path):
+            entries = list_folder(path, report, labelled=False)
+            files = read_files(entries, report, encoding=encoding)
+            while batch := list(itertools.islice(files, _FILES_PER_BATCH)):
+                yield batch, False
+        elif os.path.exists(path):
+            yield list(read_files([(path, None, 0)], report, encoding=encoding)), False
+        else:
+            raise DataError(f"{path}: no such file or folder")
+
+
+def _suffix(path: str) -> str:
+    return os.path.splitext(path)[1].lower()

@@ -1,0 +1,73 @@
+"""Folders of documents: one file is one document, and the first-level subfolder is its label."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator
+
+from .report import Document, ReadReport, decode
+
+#: (path, label or None, size in bytes) of one document file.
+Entry = tuple[str, "str | None", int]
+
+
+def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
+    """Every document file below ``root`` in a stable order; the rest is counted in ``report``.
+
+    Hidden entries, non-regular files and links to folders are skipped and counted. With
+    ``labelled`` a file's label is its first-level subfolder, so files lying directly in
+    ``root`` have none and are skipped and counted too.
+    """
+    entries: list[Entry] = []
+
+    def unreadable(error: OSError) -> None:
+        report.skip("unreadable folder", str(error.filename))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+        kept = []
+        for name in sorted(dirnames):
+            path = os.path.join(dirpath, name)
+            if name.startswith("."):
+                report.skip("hidden", path)
+            elif os.path.islink(path):
+                report.skip("link to a folder (not followed)", path)
+            else:
+                kept.append(name)
+        dirnames[:] = kept
+        relative = os.path.relpath(dirpath, root)
+        label = None if relative == os.curdir else relative.split(os.sep)[0]
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            if name.startswith("."):
+                report.skip("hidden", path)
+                continue
+            try:
+                info = os.stat(path)
+            except OSError:
+                report.skip("broken link or unreadable", path)
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                report.skip("not a regular file", path)
+            elif labelled and label is None:
+                report.skip("not inside a class folder", path)
+            else:
+                entries.append((path, label if labelled else None, info.st_size))
+    return entries
+
+
+def read_files(
+    entries: Iterable[Entry],
+    report: ReadReport,
+    *,
+    encoding: str,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Document]:
+    """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted)."""
+    for path, label, _ in entries:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        text, replaced = decode(raw, encoding)
+        yield report.add(Document(text, label, path), replaced=replaced)
+        if progress is not None:
+            progress(len(raw))

@@ -1,0 +1,108 @@
+"""Files with one document per line: TSV, JSONL, fastText, and plain lines for prediction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
+
+from ..errors import DataError
+from .report import Document, ReadReport, decode
+
+LINE_FORMATS = ("tsv", "jsonl", "fasttext")
+_FASTTEXT_PREFIX = "__label__"
+
+
+def sniff(first_line: bytes) -> str | None:
+    """The labelled line format that ``first_line`` looks like, or None."""
+    stripped = first_line.lstrip()
+    if stripped.startswith(_FASTTEXT_PREFIX.encode()):
+        return "fasttext"
+    if stripped.startswith(b"{"):
+        return "jsonl"
+    if b"\t" in first_line:
+        return "tsv"
+    return None
+
+
+def read_labelled_lines(
+    lines: Iterable[bytes],
+    source: str,
+    fmt: str,
+    report: ReadReport,
+    *,
+    encoding: str,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Document]:
+    """One labelled Document per non-blank line of ``lines`` in format ``fmt``.
+
+    Blank lines are skipped and counted; a line that does not fit the format is a DataError
+    naming the file and line.
+    """
+    parse = _PARSERS[fmt]
+    for number, raw in enumerate(lines, 1):
+        if progress is not None:
+            progress(len(raw))
+        where = f"{source}:{number}"
+        raw = raw.rstrip(b"\r\n")
+        if not raw.strip():
+            report.skip("blank line", where)
+            continue
+        text, replaced = decode(raw, encoding)
+        label, body = parse(text, where)
+        label = label.strip()
+        if not label:
+            raise DataError(f"{where}: empty label")
+        yield report.add(Document(body, label, where), replaced=replaced)
+
+
+def _parse_tsv(text: str, where: str) -> tuple[str, str]:
+    label, tab, body = text.partition("\t")
+    if not tab:
+        raise DataError(f"{where}: no TAB in line; expected LABEL<TAB>TEXT (or set --input-format)")
+    return label, body
+
+
+def _parse_jsonl(text: str, where: str) -> tuple[str, str]:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise DataError(f"{where}: not valid JSON ({error.msg}, column {error.colno})") from None
+    if not isinstance(record, dict) or not {"label", "text"} <= record.keys():
+        raise DataError(f'{where}: expected an object with "label" and "text"')
+    label, body = record["label"], record["text"]
+    if not isinstance(body, str):
+        raise DataError(f'{where}: "text" must be a string')
+    if isinstance(label, (dict, list)) or label is None:
+        raise DataError(f'{where}: "label" must be a string or a number')
+    return str(label), body
+
+
+def _parse_fasttext(text: str, where: str) -> tuple[str, str]:
+    head, _, body = text.lstrip().partition(" ")
+    if not head.startswith(_FASTTEXT_PREFIX):
+        raise DataError(f"{where}: line does not start with {_FASTTEXT_PREFIX}LABEL")
+    return head[len(_FASTTEXT_PREFIX):], body
+
+
+_PARSERS = {"tsv": _parse_tsv, "jsonl": _parse_jsonl, "fasttext": _parse_fasttext}
+
+
+def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16) -> Iterator[list[bytes]]:
+    """Complete lines of ``stream`` as soon as they arrive, in batches, line ends kept off.
+
+    Each batch holds the lines completed by one read, so a slow writer gets an answer per line
+    and a fast one gets large batches; a very long line is joined once, not re-copied.
+    """
+    read = getattr(stream, "read1", stream.read)
+    pending: list[bytes] = []
+    while chunk := read(chunk_size):
+        if b"\n" not in chunk:
+            pending.append(chunk)
+            continue
+        first, *rest = chunk.split(b"\n")
+        batch = [b"".join(pending) + first, *rest[:-1]]
+        pending = [rest[-1]] if rest[-1] else []
+        yield [line.removesuffix(b"\r") for line in batch]
+    if pending:
+        yield [b"".join(pending).removesuffix(b"\r")]

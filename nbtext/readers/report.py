@@ -1,0 +1,82 @@
+"""The record every reader yields, and the report of what was read, replaced or skipped."""
+
+from __future__ import annotations
+
+import codecs
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..errors import DataError
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One document: its text, its label (None when unlabelled) and where it came from."""
+
+    text: str
+    label: str | None
+    source: str
+
+
+@dataclass
+class ReadReport:
+    """What the readers saw, so that nothing is ever dropped silently.
+
+    ``documents`` counts every document yielded; ``replaced`` and ``empty`` name the yielded
+    documents that needed byte replacement or had no text; ``skipped`` maps a reason to the
+    entries passed over (hidden files, non-regular files, blank lines).
+    """
+
+    documents: int = 0
+    labels: Counter[str] = field(default_factory=Counter)
+    replaced: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, doc: Document, *, replaced: bool) -> Document:
+        """Count one yielded document and hand it back."""
+        self.documents += 1
+        if doc.label is not None:
+            self.labels[doc.label] += 1
+        if replaced:
+            self.replaced.append(doc.source)
+        if not doc.text.strip():
+            self.empty.append(doc.source)
+        return doc
+
+    def skip(self, reason: str, source: str) -> None:
+        """Count one entry that is not a document, with the reason."""
+        self.skipped.setdefault(reason, []).append(source)
+
+    def lines(self, *, verbose: bool = False, encoding: str = "utf-8") -> list[str]:
+        """Human-readable account, one line per fact; ``verbose`` also names each entry."""
+        out = [f"read {self.documents:,} documents"]
+        groups = [
+            (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
+            (self.empty, "empty (kept: they still count for the class priors)"),
+        ]
+        groups += [(sources, f"skipped: {why}") for why, sources in sorted(self.skipped.items())]
+        for sources, what in groups:
+            if sources:
+                out.append(f"{len(sources):,} {what}")
+                if verbose:
+                    out.extend(f"  {source}" for source in sources)
+        return out
+
+
+def decode(raw: bytes, encoding: str) -> tuple[str, bool]:
+    """Decode ``raw``; invalid bytes become U+FFFD and the flag says it happened."""
+    if encoding in ("utf-8", "utf8") and raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode(encoding), False
+    except UnicodeDecodeError:
+        return raw.decode(encoding, "replace"), True
+
+
+def check_encoding(encoding: str) -> str:
+    """The codec's canonical name, or a DataError naming the unknown encoding."""
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise DataError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None

@@ -1,0 +1,112 @@
+"""Showing results: rich tables and progress on a terminal, plain TSV/JSON for pipelines.
+
+Only this module and the command layer import rich, and only when they draw something, so
+``nbtext predict`` never pays for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+
+def console(file: IO[str] | None = None, *, width: int | None = None):
+    """A rich Console on ``file`` (stdout by default); colour only on a terminal."""
+    from rich.console import Console
+
+    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False)
+
+
+@contextlib.contextmanager
+def progress(total_bytes: int | None, description: str) -> Iterator[Callable[[int], None]]:
+    """A byte-count progress bar on stderr when it is a terminal; a no-op callback otherwise."""
+    if not sys.stderr.isatty():
+        yield lambda n: None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = [TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn()]
+    with Progress(*columns, console=console(sys.stderr), transient=True) as bar:
+        task = bar.add_task(description, total=total_bytes)
+        yield lambda n: bar.advance(task, n)
+
+
+def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = None) -> None:
+    """The short account printed after training."""
+    file = file or sys.stderr
+    per_class = summary["documents_per_class"]
+    width = max(map(len, per_class))
+    print(f"trained {summary['variant']} Naive Bayes on {summary['documents']:,} documents "
+          f"in {summary['seconds']:.1f}s -> {output}", file=file)
+    for label, n in per_class.items():
+        print(f"  {label:<{width}}  {n:>8,}", file=file)
+    print(f"vocabulary: {summary['vocabulary_size']:,} terms "
+          f"(of {summary['terms_seen']:,} seen)", file=file)
+
+
+def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *, width: int | None = None) -> None:
+    """Print an evaluation report as rich tables (``table``) or one JSON object (``json``)."""
+    file = file or sys.stdout
+    if fmt == "json":
+        print(json.dumps(_finite(report), allow_nan=False), file=file)
+        return
+    from rich.table import Table
+
+    out = console(file, width=width)
+    loss = report["log_loss"]
+    out.print(f"accuracy {report['accuracy']:.4f}   macro F1 {report['macro_f1']:.4f}   "
+              f"log loss {loss:.4f}   documents {report['n_documents']:,}")
+    if report["n_unknown_label"]:
+        out.print(f"{report['n_unknown_label']:,} documents have labels the model never saw "
+                  "(counted as errors, left out of the log loss)")
+    table = Table("class", "precision", "recall", "F1", "support", box=None)
+    for label, row in report["per_class"].items():
+        table.add_row(label, *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")), f"{row['support']:,}")
+    for name in ("macro_avg", "weighted_avg"):
+        avg = report[name]
+        table.add_row(name.replace("_", " "), *(f"{avg[k]:.4f}" for k in ("precision", "recall", "f1")),
+                      f"{report['n_documents']:,}", style="bold")
+    out.print(table)
+    matrix = Table("true \\ predicted", *(_short(label) for label in report["labels"]), box=None,
+                   title="confusion matrix", title_justify="left")
+    for label, row in zip(report["labels"], report["confusion_matrix"]):
+        matrix.add_row(label, *(str(n) if n else "." for n in row))
+    out.print(matrix)
+
+
+def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] | None = None,
+              *, width: int | None = None) -> None:
+    """Print the words that raise each class: a table, TSV lines or one JSON object."""
+    file = file or sys.stdout
+    if fmt == "json":
+        print(json.dumps({label: [{"word": w, "score": s} for w, s in words] for label, words in top.items()}),
+              file=file)
+    elif fmt == "tsv":
+        for label, words in top.items():
+            for rank, (word, score) in enumerate(words, 1):
+                print(f"{label}\t{rank}\t{word}\t{score:.6f}", file=file)
+    else:
+        from rich.text import Text
+
+        out = console(file, width=width)
+        for label, words in top.items():
+            out.print(Text.assemble((label, "bold"), ": ", ", ".join(f"{w} ({s:.2f})" for w, s in words)))
+
+
+def _short(label: str, limit: int = 12) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN (an undefined figure) as None, since JSON has no NaN."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value

@@ -1,0 +1,70 @@
+"""Training from a stream of documents: analyze, count per class in batches, build the model.
+
+Only the per-class counts are kept, never the documents, so memory grows with the vocabulary
+and not with the corpus.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from .analysis import Analyzer
+from .counting import ClassCounts
+from .errors import DataError
+from .model import Model
+from .readers import Document
+
+BATCH_SIZE = 1000
+
+
+def count_documents(documents: Iterable[Document], analyzer: Analyzer, counts: ClassCounts | None = None) -> ClassCounts:
+    """Add the labelled ``documents`` to ``counts`` (a new ClassCounts by default)."""
+    counts = counts if counts is not None else ClassCounts()
+    stream = iter(documents)
+    while batch := list(itertools.islice(stream, BATCH_SIZE)):
+        unlabelled = next((doc.source for doc in batch if doc.label is None), None)
+        if unlabelled is not None:
+            raise DataError(f"{unlabelled}: document has no label")
+        counts.add([analyzer(doc.text) for doc in batch], [doc.label for doc in batch])
+    return counts
+
+
+def train(
+    documents: Iterable[Document],
+    *,
+    analyzer: Analyzer | None = None,
+    settings: dict[str, Any] | None = None,
+    summary: dict[str, Any] | None = None,
+) -> Model:
+    """A Model trained on labelled ``documents``.
+
+    Examples
+    --------
+    >>> docs = [Document("cheap pills now", "spam", "a"), Document("lunch at noon?", "ham", "b"),
+    ...         Document("cheap cheap offer", "spam", "c"), Document("notes from lunch", "ham", "d")]
+    >>> model = train(docs)
+    >>> model.predict(["a cheap offer", "lunch notes"])
+    ['spam', 'ham']
+    >>> model.summary["documents_per_class"]
+    {'ham': 2, 'spam': 2}
+    """
+    analyzer = analyzer or Analyzer()
+    started = time.perf_counter()
+    counts = count_documents(documents, analyzer).finalized()
+    if not counts.classes:
+        raise DataError("no documents to train on")
+    if len(counts.classes) < 2:
+        raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
+    model = Model(analyzer, counts, settings, summary)
+    model.summary = {
+        **model.summary,
+        "documents": int(counts.class_docs.sum()),
+        "documents_per_class": {c: int(n) for c, n in zip(counts.classes, counts.class_docs)},
+        "vocabulary_size": len(model.terms),
+        "terms_seen": len(counts.terms),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    return model

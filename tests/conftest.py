@@ -1,0 +1,52 @@
+"""Shared test helpers: the real corpora (through ../shared/corpora/get) and a CLI runner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from nbtext.cli import cli
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_GET = REPO.parent / "shared" / "corpora" / "get"
+TICKETS = REPO / "corpora" / "support-tickets"
+
+
+def corpus_path(name: str) -> Path:
+    """The unpacked shared corpus NAME; skip where ../shared is absent, fail under CI."""
+    if not SHARED_GET.exists():
+        message = f"corpus {name!r} needs ../shared/corpora beside the repository"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set, so it must be there)")
+        pytest.skip(message)
+    done = subprocess.run([str(SHARED_GET), name], check=True, capture_output=True, text=True)
+    return Path(done.stdout.strip())
+
+
+def run(args: list[str], *, input: str | bytes | None = None, expect: int = 0) -> Result:
+    """Invoke nbtext in-process; on an unexpected exit code show everything it printed."""
+    result = CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+    if result.exit_code != expect:
+        raise AssertionError(
+            f"nbtext {' '.join(map(str, args))} exited {result.exit_code}, expected {expect}\n"
+            f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+        )
+    return result
+
+
+def nbtext_process(*args: str, **kwargs) -> subprocess.Popen:
+    """nbtext as a real process (for pipes, signals and cold starts)."""
+    return subprocess.Popen([sys.executable, "-m", "nbtext", *map(str, args)], **kwargs)
+
+
+@pytest.fixture(scope="session")
+def tickets_model(tmp_path_factory) -> Path:
+    """A model trained through the CLI on the project's own corpus."""
+    path = tmp_path_factory.mktemp("models") / "tickets.joblib"
+    run(["train", TICKETS / "train", "-o", path])
+    return path

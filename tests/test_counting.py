@@ -1,0 +1,114 @@
+"""Features and counts equal scikit-learn's CountVectorizer on real text; sums merge exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+
+from nbtext.analysis import Analyzer, load_stop_words
+from nbtext.counting import ClassCounts, CountMatrix, count_features
+from nbtext.errors import DataError
+from nbtext.readers import LabelledCorpus
+
+from .conftest import corpus_path
+
+
+@pytest.fixture(scope="module")
+def mixed_documents():
+    """Real documents with non-ASCII text: rt-polarity (cp1252 bytes) and 20news (latin-1)."""
+    rt = list(LabelledCorpus([str(corpus_path("rt-polarity"))], encoding="cp1252"))
+    news = list(LabelledCorpus([str(corpus_path("20news-bydate") / "test")], encoding="latin-1"))
+    docs = rt[::5] + news[::10] + [d for d in rt + news if not d.text.isascii()]
+    assert sum(not d.text.isascii() for d in docs) > 200
+    return docs
+
+
+SETTINGS = [
+    ({}, {}),
+    ({"ngram_range": (1, 3)}, {"ngram_range": (1, 3)}),
+    ({"ngram_range": (2, 2), "stop_words": ENGLISH_STOP_WORDS}, {"ngram_range": (2, 2), "stop_words": "english"}),
+    ({"analyzer": "char_wb", "ngram_range": (2, 5)}, {"analyzer": "char_wb", "ngram_range": (2, 5)}),
+    ({"lowercase": False}, {"lowercase": False}),
+]
+
+
+@pytest.mark.parametrize("ours, theirs", SETTINGS, ids=["words", "1-3grams", "bigrams-stop", "char_wb", "case"])
+def test_analyzer_equals_scikit_learn(mixed_documents, ours, theirs):
+    mine = Analyzer(**ours)
+    oracle = CountVectorizer(**theirs).build_analyzer()
+    for doc in mixed_documents[::3]:
+        assert mine(doc.text) == oracle(doc.text), doc.source
+
+
+def test_counts_equal_count_vectorizer(mixed_documents):
+    texts = [d.text for d in mixed_documents]
+    analyzer = Analyzer(ngram_range=(1, 2))
+    vocabulary: dict[str, int] = {}
+    matrix = count_features([analyzer(t) for t in texts], vocabulary, grow=True)
+    oracle = CountVectorizer(ngram_range=(1, 2)).fit(texts)
+    expected = oracle.transform(texts)
+    order = np.array([vocabulary[term] for term in oracle.get_feature_names_out()])
+    assert (matrix.to_scipy()[:, order] != expected).nnz == 0
+    # a fixed vocabulary ignores unseen features
+    again = count_features([analyzer(t) for t in texts[:5] + ["zzqx qqzx"]], vocabulary)
+    assert again.shape == (6, len(vocabulary)) and again.indptr[-1] == again.indptr[-2]
+
+
+def test_pruning_equals_count_vectorizer(mixed_documents):
+    texts = [d.text for d in mixed_documents]
+    counts = ClassCounts()
+    counts.add([Analyzer()(t) for t in texts], [d.label for d in mixed_documents])
+    frozen = counts.finalized()
+    for min_df, max_df in [(2, 1.0), (0.01, 0.5), (3, 40)]:
+        kept = frozen.keep_terms(min_df, max_df)
+        oracle = CountVectorizer(min_df=min_df, max_df=max_df).fit(texts)
+        assert [frozen.terms[i] for i in kept] == oracle.get_feature_names_out().tolist()
+    with pytest.raises(DataError, match="no terms remain after pruning; lower --min-df"):
+        frozen.keep_terms(min_df=0.99)
+    top = frozen.keep_terms(max_features=50)
+    frequency = frozen.term_counts.sum(axis=0)
+    assert len(top) == 50 and frequency[top].min() >= np.sort(frequency)[-50]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    docs=st.lists(
+        st.tuples(st.lists(st.sampled_from("ab bc cd de ef fg".split()), max_size=6), st.sampled_from("xyz")),
+        min_size=2, max_size=20,
+    ),
+    cut=st.integers(0, 20),
+)
+def test_merged_counts_equal_one_run(docs, cut):
+    features, labels = [list(f) for f, _ in docs], [label for _, label in docs]
+    cut = min(cut, len(docs))
+    whole, first, second = ClassCounts(), ClassCounts(), ClassCounts()
+    whole.add(features, labels)
+    first.add(features[:cut], labels[:cut])
+    second.add(features[cut:], labels[cut:])
+    merged, expected = first.finalized().merge(second.finalized()), whole.finalized()
+    assert merged.terms == expected.terms and merged.classes == expected.classes
+    for name in ("term_counts", "doc_freq", "class_docs"):
+        np.testing.assert_array_equal(getattr(merged, name), getattr(expected, name))
+
+
+def test_count_matrix_accepts_dense_and_sparse():
+    dense = np.array([[0, 2, 0], [1, 0, 3]])
+    for given_matrix in (dense, dense.tolist(), CountMatrix.coerce(dense).to_scipy()):
+        matrix = CountMatrix.coerce(given_matrix)
+        np.testing.assert_array_equal(matrix.to_scipy().toarray(), dense)
+    weights = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]])
+    np.testing.assert_allclose(CountMatrix.coerce(dense).dot(weights), dense @ weights.T)
+    with pytest.raises(TypeError, match="got a string"):
+        CountMatrix.coerce("text")
+
+
+def test_stop_words_from_a_file(tmp_path):
+    path = tmp_path / "stop.txt"
+    path.write_text("the\n\nand\n")
+    assert load_stop_words(str(path)) == {"the", "and"}
+    assert "the" in load_stop_words("english")
+    with pytest.raises(DataError, match="cannot read stop-word file"):
+        load_stop_words(str(tmp_path / "missing.txt"))

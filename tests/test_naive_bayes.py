@@ -1,0 +1,156 @@
+"""The maths three ways: a textbook example by hand, scikit-learn as oracle, and properties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn import naive_bayes as skl
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+
+from nbtext.errors import NotFittedError
+from nbtext.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+
+from .conftest import corpus_path
+
+#: One list drives every parametrized test: (ours, scikit-learn's, extra parameters).
+VARIANTS = [
+    (MultinomialNB, skl.MultinomialNB, {}),
+    (BernoulliNB, skl.BernoulliNB, {}),
+    (ComplementNB, skl.ComplementNB, {}),
+    (ComplementNB, skl.ComplementNB, {"norm": True}),
+]
+ALPHAS = [0.001, 0.1, 1.0, 2.5]
+VARIANT_IDS = ["multinomial", "bernoulli", "complement", "complement-norm"]
+
+
+def test_bernoulli_textbook_example():
+    """Manning, Raghavan & Schuetze, IR book, example 13.2 (Bernoulli model), by hand."""
+    # vocabulary: Chinese, Beijing, Shanghai, Macao, Tokyo, Japan
+    X = [[2, 1, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 0, 0, 1, 1]]
+    nb = BernoulliNB().fit(X, ["china", "china", "china", "japan"])
+    p_china = np.exp(nb.feature_log_prob_[0])
+    np.testing.assert_allclose(p_china, [4 / 5, 2 / 5, 2 / 5, 2 / 5, 1 / 5, 1 / 5])
+    np.testing.assert_allclose(np.exp(nb.feature_log_prob_[1]), [2 / 3, 1 / 3, 1 / 3, 1 / 3, 2 / 3, 2 / 3])
+    china = 3 / 4 * 4 / 5 * 1 / 5 * 1 / 5 * (1 - 2 / 5) ** 3  # the book's 0.005
+    japan = 1 / 4 * 2 / 3 * 2 / 3 * 2 / 3 * (1 - 1 / 3) ** 3  # the book's 0.022
+    d5 = [[3, 0, 0, 0, 1, 1]]
+    assert math.isclose(nb.predict_proba(d5)[0, 0], china / (china + japan))
+    assert nb.predict(d5).tolist() == ["japan"]
+
+
+@pytest.fixture(scope="module")
+def sms_counts():
+    """Counts and labels of the real SMS spam corpus (first 30% train, the rest test)."""
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().decode("utf-8", "replace").splitlines()
+    labels, texts = zip(*(line.split("\t", 1) for line in lines))
+    cut = int(len(texts) * 0.3)
+    vectorizer = CountVectorizer().fit(texts[:cut])
+    return vectorizer.transform(texts[:cut]), np.array(labels[:cut]), vectorizer.transform(texts[cut:])
+
+
+@pytest.mark.parametrize("fit_prior", [True, False])
+@pytest.mark.parametrize("alpha", ALPHAS)
+@pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
+def test_matches_scikit_learn_on_real_corpus(sms_counts, ours, theirs, extra, alpha, fit_prior):
+    X_train, y_train, X_test = sms_counts
+    mine = ours(alpha=alpha, fit_prior=fit_prior, **extra).fit(X_train, y_train)
+    oracle = theirs(alpha=alpha, fit_prior=fit_prior, **extra).fit(X_train, y_train)
+    np.testing.assert_allclose(mine.predict_log_proba(X_test), oracle.predict_log_proba(X_test), rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(mine.predict(X_test), oracle.predict(X_test))
+    np.testing.assert_array_equal(mine.feature_count_, oracle.feature_count_)
+
+
+count_matrices = st.integers(2, 12).flatmap(
+    lambda n_rows: st.tuples(
+        arrays(np.int64, st.tuples(st.just(n_rows), st.integers(2, 8)), elements=st.integers(0, 6)),
+        st.lists(st.sampled_from(["a", "b", "c"]), min_size=n_rows, max_size=n_rows).filter(lambda y: len(set(y)) > 1),
+    )
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=count_matrices, alpha=st.sampled_from(ALPHAS), fit_prior=st.booleans(),
+       variant=st.sampled_from(range(len(VARIANTS))))
+def test_matches_scikit_learn_on_generated_counts(data, alpha, fit_prior, variant):
+    X, y = data
+    ours, theirs, extra = VARIANTS[variant]
+    mine = ours(alpha=alpha, fit_prior=fit_prior, **extra).fit(sp.csr_matrix(X), y)
+    oracle = theirs(alpha=alpha, fit_prior=fit_prior, **extra).fit(X, y)
+    np.testing.assert_allclose(mine.predict_log_proba(X), oracle.predict_log_proba(X), rtol=0, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=count_matrices, variant=st.sampled_from(range(len(VARIANTS))), split=st.integers(1, 11))
+def test_partial_fit_in_parts_equals_fit(data, variant, split):
+    X, y = data
+    ours, _, extra = VARIANTS[variant]
+    split = min(split, len(y) - 1)
+    whole = ours(**extra).fit(X, y)
+    parts = ours(**extra).partial_fit(X[:split], y[:split], classes=sorted(set(y)))
+    parts.partial_fit(X[split:], y[split:])
+    np.testing.assert_array_equal(parts.feature_count_, whole.feature_count_)
+    np.testing.assert_allclose(parts.predict_log_proba(X), whole.predict_log_proba(X), rtol=0, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=count_matrices, variant=st.sampled_from(range(len(VARIANTS))))
+def test_probabilities_sum_to_one(data, variant):
+    X, y = data
+    ours, _, extra = VARIANTS[variant]
+    proba = ours(**extra).fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert (proba >= 0).all()
+
+
+@pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
+def test_sample_weight_matches_scikit_learn(sms_counts, ours, theirs, extra):
+    X, y, X_test = sms_counts
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, size=len(y))
+    mine = ours(**extra).fit(X, y, sample_weight=weights)
+    oracle = theirs(**extra).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(mine.predict_log_proba(X_test), oracle.predict_log_proba(X_test), rtol=0, atol=1e-9)
+
+
+def test_class_prior_is_used():
+    X, y = [[1, 0], [0, 1]], ["a", "b"]
+    mine = MultinomialNB(class_prior=[0.9, 0.1]).fit(X, y)
+    oracle = skl.MultinomialNB(class_prior=[0.9, 0.1]).fit(X, y)
+    np.testing.assert_allclose(mine.predict_log_proba(X), oracle.predict_log_proba(X), atol=1e-12)
+
+
+def test_works_in_pipeline_with_clone_and_grid_search():
+    texts = ["cheap pills", "cheap offer now", "meeting at noon", "lunch meeting", "offer pills", "noon lunch"] * 3
+    labels = ["spam", "spam", "ham", "ham", "spam", "ham"] * 3
+    pipeline = make_pipeline(CountVectorizer(), MultinomialNB())
+    search = GridSearchCV(pipeline, {"multinomialnb__alpha": [0.1, 1.0]}, cv=3).fit(texts, labels)
+    assert search.best_score_ == 1.0
+    assert search.predict(["cheap lunch offer"]).tolist() == ["spam"]
+    copy = clone(ComplementNB(alpha=0.5, norm=True))
+    assert copy.get_params() == {"alpha": 0.5, "class_prior": None, "fit_prior": True, "norm": True}
+    assert repr(copy) == "ComplementNB(alpha=0.5, norm=True)"
+
+
+def test_errors_say_what_is_wrong():
+    with pytest.raises(NotFittedError, match="not fitted yet; call fit first"):
+        MultinomialNB().predict([[1, 2]])
+    with pytest.raises(ValueError, match="negative values in X"):
+        MultinomialNB().fit([[1, -1], [0, 1]], ["a", "b"])
+    with pytest.raises(TypeError, match="not one string"):
+        MultinomialNB().fit([[1], [2]], "ab")
+    with pytest.raises(ValueError, match="X has 3 features, but MultinomialNB was fitted with 2"):
+        MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]).predict([[1, 2, 3]])
+    with pytest.raises(ValueError, match="classes must be given"):
+        MultinomialNB().partial_fit([[1, 0]], ["a"])
+    with pytest.raises(ValueError, match=r"labels \['z'\] are not in classes"):
+        MultinomialNB().partial_fit([[1, 0]], ["a"], classes=["a", "b"]).partial_fit([[1, 0]], ["z"])
+    with pytest.raises(ValueError, match="alpha must be positive"):
+        MultinomialNB(alpha=0).fit([[1, 0], [0, 1]], ["a", "b"])
