@@ -90,11 +90,14 @@ def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] |
             for rank, (word, score) in enumerate(words, 1):
                 print(f"{label}\t{rank}\t{word}\t{score:.6f}", file=file)
     else:
-        from rich.text import Text
+        from rich.table import Table
 
-        out = console(file, width=width)
+        table = Table("class", "rank", "word", "score", box=None)
         for label, words in top.items():
-            out.print(Text.assemble((label, "bold"), ": ", ", ".join(f"{w} ({s:.2f})" for w, s in words)))
+            for rank, (word, score) in enumerate(words, 1):
+                table.add_row(label if rank == 1 else "", str(rank), word, f"{score:.3f}",
+                              end_section=rank == len(words))
+        console(file, width=width).print(table)
 
 
 def _short(label: str, limit: int = 12) -> str:

@@ -1,0 +1,161 @@
+"""The commands as a user meets them: exact lines, exit codes, pipes and help pages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nbtext.cli import cli
+
+from .conftest import REPO, TICKETS, nbtext_process, run
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def test_train_prints_a_summary(tmp_path):
+    result = run(["train", TICKETS / "train", "-o", tmp_path / "m.joblib", "--variant", "complement"])
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [
+        "read 243 documents",
+        "1 decoded with replacement (bytes not valid utf-8)",
+        "1 empty (kept: they still count for the class priors)",
+    ]
+    assert lines[3].startswith("trained complement Naive Bayes on 243 documents in ")
+    assert lines[4:] == ["  billing          81", "  shipping         81", "  technical        81",
+                         "vocabulary: 210 terms (of 210 seen)"]
+    assert result.stdout == ""
+
+
+def test_eval_table_matches_golden_file(tickets_model):
+    result = run(["eval", tickets_model, TICKETS / "test"])
+    assert result.stdout == (GOLDEN / "eval-tickets.txt").read_text()
+    assert result.stderr == "read 120 documents\n"
+
+
+def test_eval_json(tickets_model):
+    report = json.loads(run(["eval", tickets_model, TICKETS / "test", "--format", "json"]).stdout)
+    assert {"accuracy", "macro_f1", "log_loss", "labels", "per_class", "confusion_matrix", "n_documents"} <= set(report)
+    assert report["n_documents"] == 120 and report["labels"] == ["billing", "shipping", "technical"]
+    assert report["accuracy"] == pytest.approx(117 / 120)
+    assert sum(map(sum, report["confusion_matrix"])) == 120
+    assert report["per_class"]["shipping"] == {"precision": pytest.approx(40 / 41), "recall": 1.0,
+                                               "f1": pytest.approx(80 / 81), "support": 40}
+
+
+def test_predict_stdin_lines(tickets_model):
+    result = run(["predict", tickets_model], input="my parcel never arrived\nthe app crashes on login\n")
+    assert result.stdout == "shipping\ntechnical\n"
+    result = run(["predict", tickets_model, "-", "--proba", "--top-k", "2"], input="charged twice\n")
+    label, p, second, q = result.stdout.rstrip("\n").split("\t")
+    assert (label, second) == ("billing", "shipping") and float(p) > 0.9 > float(q)
+
+
+def test_predict_files_and_folders_in_order(tickets_model):
+    folder = TICKETS / "test" / "billing"
+    result = run(["predict", tickets_model, folder / "001.txt", TICKETS / "test" / "shipping"])
+    lines = result.stdout.splitlines()
+    assert len(lines) == 41
+    assert lines[0] == f"{folder / '001.txt'}\tbilling"
+    assert lines[1] == f"{TICKETS / 'test' / 'shipping' / '000.txt'}\tshipping"
+
+
+def test_predict_jsonl(tickets_model):
+    result = run(["predict", tickets_model, "--format", "jsonl", "--proba", "--top-k", "3"], input="app crash\n\n")
+    first, empty = (json.loads(line) for line in result.stdout.splitlines())
+    assert first["line"] == 1 and first["label"] == "technical" and len(first["top"]) == 3
+    assert sum(t["proba"] for t in first["top"]) == pytest.approx(1.0)
+    assert empty["line"] == 2  # an empty line is still a document, and still gets its answer
+    assert result.stderr == "read 2 documents\n1 empty (kept: they still count for the class priors)\n"
+
+
+def test_inspect_top_words(tickets_model):
+    tsv = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "tsv", "--class", "shipping"]).stdout
+    rows = [line.split("\t") for line in tsv.splitlines()]
+    assert [r[:2] for r in rows] == [["shipping", "1"], ["shipping", "2"], ["shipping", "3"]]
+    shipping_words = {"parcel", "delivery", "courier", "express", "friday", "depot", "pick", "tracking", "warehouse"}
+    assert {r[2] for r in rows} <= shipping_words
+    top = json.loads(run(["inspect-top-words", tickets_model, "--format", "json"]).stdout)
+    assert set(top) == {"billing", "shipping", "technical"} and len(top["billing"]) == 20
+    assert not {"the", "and", "my", "is"} & {w["word"] for words in top.values() for w in words}
+
+
+@pytest.mark.parametrize("variant", ["bernoulli", "complement"])
+def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
+    run(["train", TICKETS / "train", "-o", tmp_path / "m", "--variant", variant])
+    top = json.loads(run(["inspect-top-words", tmp_path / "m", "-k", "5", "--format", "json"]).stdout)
+    assert {"invoice", "refund", "charged", "receipt", "discount", "cancel", "charge", "payment", "vat",
+            "monthly", "stop", "want", "price", "bank"} & {w["word"] for w in top["billing"]}
+    assert not {"the", "and", "my", "is", "to"} & {w["word"] for words in top.values() for w in words}
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["train", "nowhere", "-o", "m"], 1, "Error: nowhere: no such file or folder\n"),
+    (["eval", "missing.joblib", str(TICKETS / "test")], 1, "Error: missing.joblib: no such model file\n"),
+    (["train", str(TICKETS / "train"), "-o", "m", "--min-df", "0.99"], 1,
+     "Error: no terms remain after pruning; lower --min-df or raise --max-df\n"),
+    (["train", str(TICKETS / "train" / "billing"), "-o", "m"], 1,
+     "Error: no documents to train on\n"),
+    (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "0"], 2, "Invalid value for '--alpha'"),
+    (["train", str(TICKETS / "train"), "-o", "m", "--ngram-range", "2,1"], 2, "need 1 <= MIN <= MAX"),
+    (["predict"], 2, "Missing argument 'MODEL'"),
+])
+def test_exit_codes_and_one_line_errors(tmp_path, monkeypatch, args, code, message):
+    monkeypatch.chdir(tmp_path)
+    result = run(args, expect=code)
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_inspect_unknown_class(tickets_model):
+    result = run(["inspect-top-words", tickets_model, "--class", "sales"], expect=1)
+    assert result.stderr == "Error: no class sales in the model; it has: billing, shipping, technical\n"
+
+
+def test_every_command_has_help_with_an_example_and_is_in_readme():
+    readme = (REPO / "README.md").read_text()
+    for name, command in cli.commands.items():
+        help_text = run([name, "-h"]).stdout
+        assert "Example:" in help_text and f"nbtext {name} " in help_text, name
+        assert f"## `nbtext {name}`" in readme, f"README has no section for {name}"
+
+
+def test_predict_streams_before_input_ends(tickets_model):
+    process = nbtext_process("predict", tickets_model, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    process.stdin.write(b"where is my parcel\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == b"shipping\n"  # answered while stdin is still open
+    process.stdin.write(b"refund my invoice\n")
+    process.stdin.close()
+    assert process.stdout.read() == b"billing\n"
+    process.stdout.close()
+    assert process.wait(timeout=30) == 0
+
+
+def test_closed_pipe_ends_quietly(tickets_model):
+    """`nbtext predict ... | head -1`: no traceback, no message, SIGPIPE's status."""
+    done = subprocess.run(
+        f"yes 'where is my parcel' | head -300000 | {sys.executable} -m nbtext predict {tickets_model} | head -1;"
+        " exit ${PIPESTATUS[2]}",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=60,
+    )
+    assert done.stdout == "shipping\n"
+    assert done.stderr == ""
+    assert done.returncode == 141
+
+
+def test_predict_imports_neither_scipy_nor_sklearn_nor_rich(tickets_model):
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "nbtext", "predict", tickets_model, "-"],
+                          input=b"hello\n", capture_output=True, timeout=60)
+    assert done.stdout == b"billing\n" or done.stdout.endswith(b"\n")
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.decode().splitlines() if "|" in line}
+    assert {"numpy", "joblib", "click"} <= imported
+    assert not {"scipy", "sklearn", "rich"} & imported
+
+
+def test_python_dash_m_and_version():
+    done = subprocess.run([sys.executable, "-m", "nbtext", "--version"], capture_output=True, text=True)
+    assert done.stdout.startswith("nbtext, version ")

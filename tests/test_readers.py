@@ -1,0 +1,150 @@
+"""Readers take messy real input, lose nothing, and say what they skipped or replaced."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from nbtext.errors import DataError
+from nbtext.readers import LabelledCorpus, ReadReport, iter_unlabelled
+from nbtext.readers.lines import iter_line_batches
+
+from .conftest import TICKETS, corpus_path
+
+
+def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
+    for label in ("ham", "spam"):
+        (tmp_path / label / "deep").mkdir(parents=True)
+        (tmp_path / label / "1.txt").write_text(f"a {label} message")
+        (tmp_path / label / "deep" / "2.txt").write_text("nested")
+    (tmp_path / "ham" / ".DS_Store").write_bytes(b"\0")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README").write_text("not in a class folder")
+    os.mkfifo(tmp_path / "spam" / "fifo")
+    os.symlink(tmp_path / "ham", tmp_path / "spam" / "link-to-ham")
+    os.symlink(tmp_path / "nowhere", tmp_path / "spam" / "broken")
+    corpus = LabelledCorpus([str(tmp_path)])
+    docs = list(corpus)
+    assert [(os.path.relpath(d.source, tmp_path), d.label) for d in docs] == [
+        ("ham/1.txt", "ham"), ("ham/deep/2.txt", "ham"), ("spam/1.txt", "spam"), ("spam/deep/2.txt", "spam"),
+    ]
+    skipped = {why: sorted(os.path.relpath(p, tmp_path) for p in paths) for why, paths in corpus.report.skipped.items()}
+    assert skipped == {
+        "hidden": [".git", "ham/.DS_Store"],
+        "not inside a class folder": ["README"],
+        "not a regular file": ["spam/fifo"],
+        "link to a folder (not followed)": ["spam/link-to-ham"],
+        "broken link or unreadable": ["spam/broken"],
+    }
+
+
+def test_invalid_bytes_are_replaced_and_reported():
+    corpus = LabelledCorpus([str(TICKETS / "train")])
+    docs = {d.source: d for d in corpus}
+    latin1 = str(TICKETS / "train" / "billing" / "080.txt")
+    assert "pay\ufffd 100" in docs[latin1].text
+    assert corpus.report.replaced == [latin1]
+    assert corpus.report.empty == [str(TICKETS / "train" / "shipping" / "080.txt")]
+    assert corpus.report.lines() == [
+        "read 243 documents",
+        "1 decoded with replacement (bytes not valid utf-8)",
+        "1 empty (kept: they still count for the class priors)",
+    ]
+    assert "payé 100" in {d.source: d for d in LabelledCorpus([str(TICKETS / "train")], encoding="latin-1")}[latin1].text
+
+
+@pytest.mark.parametrize("name, content, fmt", [
+    ("data.tsv", b"spam\tWin cash\r\nham\tSee you at noon\n\nham\t\xe9t\xe9 \n", "tsv"),
+    ("data.jsonl", b'{"label": "spam", "text": "Win cash"}\n{"label": "ham", "text": "See you at noon"}\n\n'
+                   b'{"label": "ham", "text": "\xe9t\xe9 "}\n', "jsonl"),
+    ("data.txt", b"__label__spam Win cash\n__label__ham See you at noon\n\n__label__ham \xe9t\xe9 \n", "fasttext"),
+])
+def test_line_formats(tmp_path, name, content, fmt):
+    path = tmp_path / name
+    path.write_bytes(content)
+    for given in (None, fmt):  # detected from the name or first line, or given
+        corpus = LabelledCorpus([str(path)], input_format=given)
+        docs = list(corpus)
+        assert [(d.label, d.text) for d in docs] == [("spam", "Win cash"), ("ham", "See you at noon"), ("ham", "\ufffdt\ufffd ")]
+        assert [d.source for d in docs] == [f"{path}:1", f"{path}:2", f"{path}:4"]
+        assert corpus.report.skipped == {"blank line": [f"{path}:3"]}
+        assert corpus.report.replaced == [f"{path}:4"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"spam\tok\nno tab here\n", r"data.tsv:2: no TAB in line; expected LABEL<TAB>TEXT"),
+    (b"\tno label\n", r"data.tsv:1: empty label"),
+])
+def test_bad_lines_name_file_and_line(tmp_path, content, message):
+    (tmp_path / "data.tsv").write_bytes(content)
+    with pytest.raises(DataError, match=message):
+        list(LabelledCorpus([str(tmp_path / "data.tsv")]))
+
+
+def test_bad_json_and_unknown_formats(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"label": "x", "text": "ok"}\n{"label": "x", "text": \n')
+    with pytest.raises(DataError, match=r"a.jsonl:2: not valid JSON"):
+        list(LabelledCorpus([str(tmp_path / "a.jsonl")]))
+    (tmp_path / "b.jsonl").write_text('{"text": "no label"}\n')
+    with pytest.raises(DataError, match=r'b.jsonl:1: expected an object with "label" and "text"'):
+        list(LabelledCorpus([str(tmp_path / "b.jsonl")]))
+    (tmp_path / "notes").write_text("just prose\n")
+    with pytest.raises(DataError, match="cannot tell the format .* set --input-format"):
+        list(LabelledCorpus([str(tmp_path / "notes")]))
+    with pytest.raises(DataError, match="missing: no such file or folder"):
+        LabelledCorpus([str(tmp_path / "missing")])
+    with pytest.raises(DataError, match="unknown encoding 'klingon'"):
+        LabelledCorpus([str(tmp_path)], encoding="klingon")
+
+
+def test_stdin_is_sniffed():
+    import io
+
+    corpus = LabelledCorpus(["-"], stdin=io.BytesIO(b"__label__a hello\n__label__b bye\n"))
+    assert [(d.label, d.text, d.source) for d in corpus] == [("a", "hello", "<stdin>:1"), ("b", "bye", "<stdin>:2")]
+
+
+def test_line_batches_stream_from_a_real_pipe():
+    """The first complete line is handed out before the writer has finished."""
+    read_fd, write_fd = os.pipe()
+    reader = os.fdopen(read_fd, "rb", buffering=0)
+    writer = os.fdopen(write_fd, "wb", buffering=0)
+    batches = iter_line_batches(reader)
+    writer.write(b"first line\r\nsecond ")
+    assert next(batches) == [b"first line"]  # would block forever if it waited for EOF
+    threading.Thread(target=lambda: (writer.write(b"half\n" + b"x" * 300_000 + b"\nlast"), writer.close())).start()
+    rest = [line for batch in batches for line in batch]
+    reader.close()
+    assert rest == [b"second half", b"x" * 300_000, b"last"]
+
+
+def test_unlabelled_inputs_keep_order(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "2.txt").write_text("two")
+    (tmp_path / "b" / "1.txt").write_text("one")
+    (tmp_path / "a.txt").write_text("a")
+    report = ReadReport()
+    batches = list(iter_unlabelled([str(tmp_path / "a.txt"), str(tmp_path / "b")], report))
+    assert [(os.path.basename(d.source), d.text) for batch, _ in batches for d in batch] == [
+        ("a.txt", "a"), ("1.txt", "one"), ("2.txt", "two")]
+    assert report.documents == 3
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("20news-bydate", {"train": 11314, "test": 7532}),
+    ("spamassassin-2003", {".": 3000}),
+    ("enron-spam", {f"enron{i}": n for i, n in enumerate([5172, 5857, 5512, 6000, 5175, 6000], 1)}),
+    ("lingspam", {f"bare/part{i}": 289 for i in range(1, 10)} | {"bare/part5": 290, "bare/part10": 291}),
+    ("reuters21578", {"R8/train": 5485, "R8/test": 2189, "R52/train": 6532, "R52/test": 2568}),
+    ("movie-review-polarity", {".": 2000}),
+    ("rt-polarity", {".": 10662}),
+])
+def test_every_shared_corpus_reads_completely(name, expected):
+    """Every document of every corpus is read, none skipped, whatever its bytes."""
+    root = corpus_path(name)
+    for part, count in expected.items():
+        corpus = LabelledCorpus([str(root / part)])
+        assert sum(1 for _ in corpus) == count == corpus.report.documents
+        assert corpus.report.skipped == {}
