@@ -8,6 +8,7 @@ also mergeable with another one.
 
 from __future__ import annotations
 
+import bisect
 import os
 import tempfile
 from collections.abc import Sequence
@@ -72,16 +73,26 @@ class Model:
         if s["variant"] not in VARIANTS:
             raise ModelError(f"unknown variant {s['variant']!r}; use one of {sorted(VARIANTS)}")
         kept = counts.keep_terms(s["min_df"], s["max_df"], s["max_features"])
-        self.terms = [counts.terms[i] for i in kept]
-        self.vocabulary = dict(zip(self.terms, range(len(self.terms))))
+        everything = len(kept) == len(counts.terms)
+        self.terms = counts.terms if everything else [counts.terms[i] for i in kept]
         presence = s["binary"] or s["variant"] == "bernoulli"
         statistic = counts.doc_freq if presence else counts.term_counts
         params = {"alpha": s["alpha"], "fit_prior": s["fit_prior"]}
         if s["variant"] == "complement":
             params["norm"] = s["norm"]
         self.core: NaiveBayes = VARIANTS[s["variant"]](**params).fit_counts(
-            statistic[:, kept], counts.class_docs, classes=np.array(counts.classes, dtype=object)
+            statistic if everything else statistic[:, kept], counts.class_docs,
+            classes=np.array(counts.classes, dtype=object),
         )
+        self._vocabulary: dict[str, int] | None = None
+
+    @property
+    def vocabulary(self) -> dict[str, int]:
+        """Term -> column; built on first use (a fresh process classifying one short document
+        looks its few words up in the sorted term list instead)."""
+        if self._vocabulary is None:
+            self._vocabulary = dict(zip(self.terms, range(len(self.terms))))
+        return self._vocabulary
 
     @property
     def classes(self) -> list[str]:
@@ -91,7 +102,13 @@ class Model:
         """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of documents, not one string")
-        matrix = count_features([self.analyzer(text) for text in texts], self.vocabulary)
+        features = [self.analyzer(text) for text in texts]
+        n_features = sum(map(len, features))
+        # a binary search per feature beats hashing every term while features are fewer than terms / 2
+        if self._vocabulary is None and n_features < len(self.terms) // 2:
+            matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
+        else:
+            matrix = count_features(features, self.vocabulary)
         return matrix.binarized() if self.settings["binary"] else matrix
 
     def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
@@ -165,6 +182,17 @@ class Model:
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None
+
+
+class _SortedLookup:
+    """``dict.get`` over a sorted term list by binary search, for a handful of lookups."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms
+
+    def get(self, term: str, default: int = -1) -> int:
+        i = bisect.bisect_left(self.terms, term)
+        return i if i < len(self.terms) and self.terms[i] == term else default
 
 
 def _umask() -> int:

@@ -242,8 +242,12 @@ class MultinomialNB(NaiveBayes):
     """
 
     def _update_weights(self) -> None:
-        smoothed = self.feature_count_ + self.alpha
-        self.feature_log_prob_ = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        # In place: one array of the model's size, not three (this runs on every model load).
+        weights = self.feature_count_ + self.alpha
+        norm = np.log(weights.sum(axis=1, keepdims=True))
+        np.log(weights, out=weights)
+        weights -= norm
+        self.feature_log_prob_ = weights
 
     def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
         return X.dot(self.feature_log_prob_) + self.class_log_prior_

@@ -138,3 +138,12 @@ def test_loading_does_not_import_scipy_or_sklearn(model, tmp_path):
 
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "m.joblib")], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_short_documents_use_the_sorted_lookup_with_the_same_answer(model, test_texts, tmp_path):
+    model.save(tmp_path / "m.joblib")
+    fresh = Model.load(tmp_path / "m.joblib")
+    one = fresh.predict_log_proba(test_texts[:1])
+    assert fresh._vocabulary is None  # answered by binary search, the dict was never built
+    np.testing.assert_array_equal(one, model.predict_log_proba(test_texts[:1]))
+    np.testing.assert_array_equal(fresh.predict_log_proba(test_texts), model.predict_log_proba(test_texts))
