@@ -75,7 +75,9 @@ def _ngram_range(ctx: click.Context, param: click.Parameter, value: str) -> tupl
     return low, high
 
 
-def _df(ctx: click.Context, param: click.Parameter, value: str) -> int | float:
+def _df(ctx: click.Context, param: click.Parameter, value: str | None) -> int | float | None:
+    if value is None:
+        return None
     try:
         number = float(value)
     except ValueError:
@@ -105,6 +107,20 @@ def analyzer_options(command: Callable) -> Callable:
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
 
 
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words")
+
+
+def _given_options(ctx: click.Context) -> set[str]:
+    """Names of the options the user typed (not left at their defaults)."""
+    from click.core import ParameterSource
+
+    return {name for name in ctx.params if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE}
+
+
+def _absolute(paths: tuple[str, ...]) -> list[str]:
+    return [p if p == "-" else os.path.abspath(p) for p in paths]
+
+
 def format_option(*choices: str) -> Callable:
     return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True,
                         help="Output format.")
@@ -124,7 +140,9 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 
 @cli.command()
 @click.argument("data", nargs=-1, required=True)
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Model file to write.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Model file to write.")
+@click.option("--update", "update_path", type=click.Path(dir_okay=False), metavar="MODEL",
+              help="Add DATA to this model (new words grow its vocabulary); writes back to it unless -o.")
 @click.option("--variant", type=click.Choice(VARIANT_NAMES), default="multinomial", show_default=True,
               help="Which Naive Bayes.")
 @click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
@@ -134,8 +152,9 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 @click.option("--norm", is_flag=True, help="Complement NB: normalise the weights per class (Rennie et al.).")
 @analyzer_options
 @input_options
-def train(data, output, variant, alpha, fit_prior, norm, analyzer, ngram_range, lowercase, stop_words,
-          min_df, max_df, max_features, binary, input_format, encoding, verbose) -> None:
+@click.pass_context
+def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analyzer, ngram_range, lowercase,
+          stop_words, min_df, max_df, max_features, binary, input_format, encoding, verbose) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
     DATA is a folder with one subfolder per class (DIR/LABEL/**/FILE, one file per document),
@@ -143,27 +162,79 @@ def train(data, output, variant, alpha, fit_prior, norm, analyzer, ngram_range, 
     ({"label": ..., "text": ...}) or fastText (__label__LABEL TEXT); - reads such lines
     from stdin. Several DATA are read in turn.
 
+    With --update MODEL, DATA is added to an existing model: the result equals training on
+    the old and the new data at once (the model keeps its analyzer; NB options given here
+    replace the model's).
+
     \b
     Example:
       nbtext train corpora/support-tickets/train -o tickets.joblib
       nbtext train sms.tsv --variant complement --ngram-range 1,2 -o sms.joblib
+      nbtext train --update tickets.joblib new-tickets/
     """
     from . import render
     from .analysis import Analyzer, load_stop_words
+    from .model import Model
     from .readers import LabelledCorpus
-    from .training import train as train_model
+    from . import training
 
-    analyzer_settings = Analyzer(analyzer=analyzer, ngram_range=ngram_range, lowercase=lowercase,
-                                 stop_words=load_stop_words(stop_words))
+    given = _given_options(ctx)
     settings = {"variant": variant, "alpha": alpha, "fit_prior": fit_prior, "norm": norm, "binary": binary,
                 "min_df": min_df, "max_df": max_df, "max_features": max_features}
+    if update_path is None:
+        if output is None:
+            raise click.UsageError("give the model file to write with -o MODEL (or --update MODEL)")
+        base = None
+        analyzer_settings = Analyzer(analyzer=analyzer, ngram_range=ngram_range, lowercase=lowercase,
+                                     stop_words=load_stop_words(stop_words))
+    else:
+        fixed = sorted(given & set(ANALYZER_OPTIONS))
+        if fixed:
+            raise click.UsageError(f"--update keeps the model's analyzer; drop --{fixed[0].replace('_', '-')}")
+        output = output or update_path
+        base = Model.load(update_path)
+        settings = {name: value for name, value in settings.items() if name in given}
     corpus = LabelledCorpus(data, input_format=input_format, encoding=encoding)
     with render.progress(corpus.total_bytes, "reading") as advance:
-        model = train_model(corpus.read(progress=advance), analyzer=analyzer_settings, settings=settings,
-                            summary={"inputs": [os.path.abspath(p) if p != "-" else p for p in data]})
+        documents = corpus.read(progress=advance)
+        if base is None:
+            model = training.train(documents, analyzer=analyzer_settings, settings=settings,
+                                   summary={"inputs": _absolute(data)})
+        else:
+            model = training.update(base, documents, settings=settings)
+            model.summary["inputs"] = model.summary.get("inputs", []) + _absolute(data)
     model.save(output)
     _print_read_report(corpus.report, verbose, corpus.encoding)
-    render.train_summary({**model.summary, "variant": variant}, output)
+    render.train_summary({**model.summary, "variant": model.settings["variant"]}, output)
+
+
+@cli.command()
+@click.argument("models", nargs=-1, required=True, metavar="MODEL...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Model file to write.")
+@click.option("--min-df", callback=_df, help="Prune again after merging (default: the first model's).")
+@click.option("--max-df", callback=_df, help="Prune again after merging (default: the first model's).")
+@click.option("--max-features", type=click.IntRange(min=1), help="Keep only the most frequent terms.")
+def merge(models, output, min_df, max_df, max_features) -> None:
+    """Merge models trained on separate parts of the data into one.
+
+    The per-class counts are added, so the result equals one training run over all the data;
+    pruning (--min-df, --max-df, --max-features) is applied after the merge, so the
+    vocabulary does not depend on how the work was split. The models must share an analyzer.
+
+    \b
+    Example:
+      nbtext train part1/ -o p1.joblib && nbtext train part2/ -o p2.joblib
+      nbtext merge p1.joblib p2.joblib -o all.joblib --min-df 2
+    """
+    from . import render
+    from .model import Model
+    from .training import merge as merge_models
+
+    settings = {name: value for name, value in
+                {"min_df": min_df, "max_df": max_df, "max_features": max_features}.items() if value is not None}
+    merged = merge_models([Model.load(path) for path in models], settings=settings)
+    merged.save(output)
+    render.train_summary({**merged.summary, "variant": merged.settings["variant"]}, output, verb="merged")
 
 
 @cli.command("eval")

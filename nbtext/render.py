@@ -35,12 +35,12 @@ def progress(total_bytes: int | None, description: str) -> Iterator[Callable[[in
         yield lambda n: bar.advance(task, n)
 
 
-def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = None) -> None:
+def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = None, *, verb: str = "trained") -> None:
     """The short account printed after training."""
     file = file or sys.stderr
     per_class = summary["documents_per_class"]
     width = max(map(len, per_class))
-    print(f"trained {summary['variant']} Naive Bayes on {summary['documents']:,} documents "
+    print(f"{verb} {summary['variant']} Naive Bayes on {summary['documents']:,} documents "
           f"in {summary['seconds']:.1f}s -> {output}", file=file)
     for label, n in per_class.items():
         print(f"  {label:<{width}}  {n:>8,}", file=file)

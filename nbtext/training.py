@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .analysis import Analyzer
-from .counting import ClassCounts
+from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
 from .readers import Document
@@ -58,7 +58,11 @@ def train(
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    model = Model(analyzer, counts, settings, summary)
+    return _summarize(Model(analyzer, counts, settings, summary), started)
+
+
+def _summarize(model: Model, started: float) -> Model:
+    counts = model.counts
     model.summary = {
         **model.summary,
         "documents": int(counts.class_docs.sum()),
@@ -68,3 +72,37 @@ def train(
         "seconds": round(time.perf_counter() - started, 3),
     }
     return model
+
+
+def update(model: Model, documents: Iterable[Document], *, settings: dict[str, Any] | None = None) -> Model:
+    """``model`` with ``documents`` added: equal to training on the old and new data at once.
+
+    New words grow the vocabulary; pruning (``min_df`` ...) is redone over all the counts.
+    """
+    started = time.perf_counter()
+    added = count_documents(documents, model.analyzer).finalized()
+    return _rebuild(model, model.counts.merge(added), settings, started)
+
+
+def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Model:
+    """One model from several trained on separate data with the same analyzer.
+
+    Counts are added, then pruned with the first model's settings (or ``settings``), so the
+    vocabulary is the same however the data were split.
+    """
+    started = time.perf_counter()
+    first, *rest = models
+    counts = first.counts
+    for other in rest:
+        if other.analyzer != first.analyzer:
+            raise DataError(
+                f"cannot merge models whose analyzers differ: {first.analyzer.to_dict()} vs "
+                f"{other.analyzer.to_dict()}"
+            )
+        counts = counts.merge(other.counts)
+    return _rebuild(first, counts, settings, started)
+
+
+def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None, started: float) -> Model:
+    merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, dict(model.summary))
+    return _summarize(merged, started)
