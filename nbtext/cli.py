@@ -102,12 +102,19 @@ def analyzer_options(command: Callable) -> Callable:
         click.option("--max-df", default="1.0", show_default=True, callback=_df,
                      help="Drop terms in more documents than this (a count, or a proportion like 0.5)."),
         click.option("--max-features", type=click.IntRange(min=1), help="Keep only the most frequent terms."),
-        click.option("--binary", is_flag=True, help="Count each term at most once per document."),
+        click.option("--tf", type=click.Choice(["raw", "binary", "log"]), default="raw", show_default=True,
+                     help="Term frequency per document: the count, presence (0/1), or log(1 + count)."),
+        click.option("--binary", is_flag=True, help="Same as --tf binary: count a term once per document."),
+        click.option("--doc-norm", type=click.Choice(["l2", "none"]), default="none", show_default=True,
+                     help="Scale each document's vector to unit length before summing (Rennie et al.)."),
+        click.option("--idf/--no-idf", default=False, show_default=True,
+                     help="Weigh terms by inverse document frequency, log((1 + n) / (1 + df)) + 1."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
 
 
-ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words")
+#: Options fixed when documents are counted: --update keeps the model's.
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words", "tf", "binary", "doc_norm")
 
 
 def _given_options(ctx: click.Context) -> set[str]:
@@ -154,7 +161,8 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 @input_options
 @click.pass_context
 def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analyzer, ngram_range, lowercase,
-          stop_words, min_df, max_df, max_features, binary, input_format, encoding, verbose) -> None:
+          stop_words, min_df, max_df, max_features, tf, binary, doc_norm, idf, input_format, encoding,
+          verbose) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
     DATA is a folder with one subfolder per class (DIR/LABEL/**/FILE, one file per document),
@@ -179,8 +187,9 @@ def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analy
     from . import training
 
     given = _given_options(ctx)
-    settings = {"variant": variant, "alpha": alpha, "fit_prior": fit_prior, "norm": norm, "binary": binary,
+    settings = {"variant": variant, "alpha": alpha, "fit_prior": fit_prior, "norm": norm, "idf": idf,
                 "min_df": min_df, "max_df": max_df, "max_features": max_features}
+    weighting = {"tf": "binary" if binary else tf, "doc_norm": None if doc_norm == "none" else doc_norm}
     if update_path is None:
         if output is None:
             raise click.UsageError("give the model file to write with -o MODEL (or --update MODEL)")
@@ -199,7 +208,7 @@ def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analy
         documents = corpus.read(progress=advance)
         if base is None:
             model = training.train(documents, analyzer=analyzer_settings, settings=settings,
-                                   summary={"inputs": _absolute(data)})
+                                   summary={"inputs": _absolute(data)}, **weighting)
         else:
             model = training.update(base, documents, settings=settings)
             model.summary["inputs"] = model.summary.get("inputs", []) + _absolute(data)

@@ -87,6 +87,40 @@ def _indptr(rows: np.ndarray, n_rows: int) -> np.ndarray:
     return indptr
 
 
+TF_MODES = ("raw", "binary", "log")
+DOC_NORMS = (None, "l2")
+
+
+def weigh_rows(matrix: CountMatrix, *, tf: str = "raw", doc_norm: str | None = None,
+               column_weights: np.ndarray | None = None) -> CountMatrix:
+    """Rennie et al.'s document transforms: term frequency (raw counts, presence, or
+    ``log(1 + count)``), then length normalisation (``l2``), then per-column weights (IDF).
+
+    >>> m = CountMatrix.coerce([[3, 0, 4], [0, 0, 0]])
+    >>> weigh_rows(m, doc_norm="l2").to_scipy().toarray().tolist()
+    [[0.6, 0.0, 0.8], [0.0, 0.0, 0.0]]
+    >>> weigh_rows(m, tf="binary", column_weights=np.array([1.0, 2.0, 3.0])).to_scipy().toarray().tolist()
+    [[1.0, 0.0, 3.0], [0.0, 0.0, 0.0]]
+    """
+    if tf not in TF_MODES:
+        raise DataError(f"unknown term-frequency mode {tf!r}; use one of {TF_MODES}")
+    if doc_norm not in DOC_NORMS:
+        raise DataError(f"unknown document norm {doc_norm!r}; use l2 or none")
+    data = matrix.data
+    if tf == "binary":
+        data = (data > 0).astype(np.float64)
+    elif tf == "log":
+        data = np.log1p(data)
+    if doc_norm == "l2":
+        rows = matrix.row_ids()
+        norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=matrix.shape[0]))
+        norms[norms == 0] = 1.0
+        data = data / norms[rows]
+    if column_weights is not None:
+        data = data * column_weights[matrix.indices]
+    return CountMatrix(matrix.indptr, matrix.indices, data, matrix.n_features)
+
+
 def count_features(
     feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, grow: bool = False, n_known: int | None = None
 ) -> CountMatrix:
@@ -133,12 +167,23 @@ class ClassCounts:
     [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0]]
     """
 
-    def __init__(self) -> None:
+    #: The per-class matrices kept, by attribute name.
+    _MATRICES = ("_term_counts", "_doc_freq", "_weighted")
+
+    def __init__(self, *, tf: str = "raw", doc_norm: str | None = None) -> None:
+        weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=tf, doc_norm=doc_norm)  # validates both
+        self.tf, self.doc_norm = tf, doc_norm
         self.vocabulary: dict[str, int] = {}
         self.label_ids: dict[str, int] = {}
         self._term_counts = np.zeros((0, 0))
         self._doc_freq = np.zeros((0, 0))
+        self._weighted = np.zeros((0, 0))
         self._class_docs = np.zeros(0)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether documents are transformed before summing (else raw counts or presence do)."""
+        return (self.tf, self.doc_norm) not in (("raw", None), ("binary", None))
 
     @property
     def classes(self) -> list[str]:
@@ -155,6 +200,9 @@ class ClassCounts:
         rows = matrix.row_ids()
         np.add.at(self._term_counts, (y[rows], matrix.indices), matrix.data)
         np.add.at(self._doc_freq, (y[rows], matrix.indices), 1.0)
+        if self.weighted:
+            weighed = weigh_rows(matrix, tf=self.tf, doc_norm=self.doc_norm)
+            np.add.at(self._weighted, (y[rows], matrix.indices), weighed.data)
         np.add.at(self._class_docs, y, 1.0)
 
     def _reserve(self, n_classes: int, n_terms: int) -> None:
@@ -163,7 +211,9 @@ class ClassCounts:
             return
         # Grow only the dimension that needs it, terms geometrically (the vocabulary keeps growing).
         shape = (max(n_classes, have_c), have_t if n_terms <= have_t else max(n_terms, 2 * have_t, 1024))
-        for name in ("_term_counts", "_doc_freq"):
+        for name in self._MATRICES:
+            if name == "_weighted" and not self.weighted:
+                continue
             grown = np.zeros(shape)
             grown[:have_c, :have_t] = getattr(self, name)
             setattr(self, name, grown)
@@ -178,6 +228,9 @@ class ClassCounts:
             term_counts=self._term_counts[:n_classes, :n_terms],
             doc_freq=self._doc_freq[:n_classes, :n_terms],
             class_docs=self._class_docs[:n_classes],
+            weighted=self._weighted[:n_classes, :n_terms] if self.weighted else None,
+            tf=self.tf,
+            doc_norm=self.doc_norm,
         ).sorted()
 
 
@@ -190,6 +243,21 @@ class FrozenCounts:
     term_counts: np.ndarray
     doc_freq: np.ndarray
     class_docs: np.ndarray
+    #: Sums of transformed documents (see ``weigh_rows``); None when raw counts or presence do.
+    weighted: np.ndarray | None = None
+    tf: str = "raw"
+    doc_norm: str | None = None
+
+    def statistic(self) -> np.ndarray:
+        """The per-class sums of documents as transformed by ``tf`` and ``doc_norm``."""
+        if self.weighted is not None:
+            return self.weighted
+        return self.doc_freq if self.tf == "binary" else self.term_counts
+
+    def idf(self) -> np.ndarray:
+        """Smoothed inverse document frequency of each term, ``log((1 + n) / (1 + df)) + 1``."""
+        n_docs = self.class_docs.sum()
+        return np.log((1.0 + n_docs) / (1.0 + self.doc_freq.sum(axis=0))) + 1.0
 
     def sorted(self) -> FrozenCounts:
         """The same counts with terms and classes in sorted order (same data, same bytes)."""
@@ -202,15 +270,24 @@ class FrozenCounts:
             term_counts=np.ascontiguousarray(self.term_counts[pick]),
             doc_freq=np.ascontiguousarray(self.doc_freq[pick]),
             class_docs=self.class_docs[class_order].copy(),
+            weighted=None if self.weighted is None else np.ascontiguousarray(self.weighted[pick]),
+            tf=self.tf,
+            doc_norm=self.doc_norm,
         )
 
     def merge(self, other: FrozenCounts) -> FrozenCounts:
         """Counts of both runs together, as if all their documents had been counted at once."""
+        if (self.tf, self.doc_norm) != (other.tf, other.doc_norm):
+            raise DataError(
+                f"cannot add counts weighted differently: tf={self.tf}, doc_norm={self.doc_norm} "
+                f"vs tf={other.tf}, doc_norm={other.doc_norm}"
+            )
         terms = sorted(set(self.terms) | set(other.terms))
         classes = sorted(set(self.classes) | set(other.classes))
         term_index = {term: i for i, term in enumerate(terms)}
         class_index = {label: i for i, label in enumerate(classes)}
-        merged = {name: np.zeros((len(classes), len(terms))) for name in ("term_counts", "doc_freq")}
+        names = ["term_counts", "doc_freq"] + (["weighted"] if self.weighted is not None else [])
+        merged = {name: np.zeros((len(classes), len(terms))) for name in names}
         class_docs = np.zeros(len(classes))
         for part in (self, other):
             cols = np.array([term_index[t] for t in part.terms], dtype=np.int64)
@@ -218,7 +295,8 @@ class FrozenCounts:
             for name, total in merged.items():
                 total[np.ix_(rows, cols)] += getattr(part, name)
             class_docs[rows] += part.class_docs
-        return FrozenCounts(terms, classes, merged["term_counts"], merged["doc_freq"], class_docs)
+        return FrozenCounts(terms, classes, merged["term_counts"], merged["doc_freq"], class_docs,
+                            merged.get("weighted"), self.tf, self.doc_norm)
 
     def keep_terms(self, min_df: float = 1, max_df: float = 1.0, max_features: int | None = None) -> np.ndarray:
         """Indices of the terms that survive document-frequency pruning, in term order.
@@ -251,6 +329,7 @@ class FrozenCounts:
             "n_terms": len(self.terms),
             "classes": list(self.classes),
             "term_counts": self.term_counts, "doc_freq": self.doc_freq, "class_docs": self.class_docs,
+            "weighted": self.weighted, "tf": self.tf, "doc_norm": self.doc_norm,
         }
 
     @classmethod

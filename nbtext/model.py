@@ -18,7 +18,7 @@ import numpy as np
 
 from . import __version__
 from .analysis import Analyzer
-from .counting import CountMatrix, FrozenCounts, count_features
+from .counting import CountMatrix, FrozenCounts, count_features, weigh_rows
 from .errors import ModelError, UnsafeModelError
 from .naive_bayes import VARIANTS, NaiveBayes
 
@@ -44,15 +44,16 @@ class Model:
         Per-class sums over every term seen in training (before pruning, so that models can
         be merged and pruned again).
     settings : dict
-        ``variant``, ``alpha``, ``fit_prior``, ``norm`` (Complement only), ``binary``,
-        ``min_df``, ``max_df``, ``max_features``.
+        ``variant``, ``alpha``, ``fit_prior``, ``norm`` (Complement only), ``idf`` (weigh
+        terms by inverse document frequency), ``min_df``, ``max_df``, ``max_features``. How
+        documents were weighted before summing (``tf``, ``doc_norm``) belongs to ``counts``.
     summary : dict
         What the user should know about the training run (plain data).
     """
 
     DEFAULT_SETTINGS: dict[str, Any] = {
         "variant": "multinomial", "alpha": 1.0, "fit_prior": True, "norm": False,
-        "binary": False, "min_df": 1, "max_df": 1.0, "max_features": None,
+        "idf": False, "min_df": 1, "max_df": 1.0, "max_features": None,
     }
 
     def __init__(
@@ -75,14 +76,19 @@ class Model:
         kept = counts.keep_terms(s["min_df"], s["max_df"], s["max_features"])
         everything = len(kept) == len(counts.terms)
         self.terms = counts.terms if everything else [counts.terms[i] for i in kept]
-        presence = s["binary"] or s["variant"] == "bernoulli"
-        statistic = counts.doc_freq if presence else counts.term_counts
+        # Bernoulli NB models presence; the others take the (transformed) sums.
+        self._weigh = s["variant"] != "bernoulli" and (counts.tf != "raw" or counts.doc_norm or s["idf"])
+        statistic = counts.doc_freq if s["variant"] == "bernoulli" else counts.statistic()
+        statistic = statistic if everything else statistic[:, kept]
+        self._idf = None
+        if s["idf"] and s["variant"] != "bernoulli":
+            self._idf = counts.idf()[kept]
+            statistic = statistic * self._idf
         params = {"alpha": s["alpha"], "fit_prior": s["fit_prior"]}
         if s["variant"] == "complement":
             params["norm"] = s["norm"]
         self.core: NaiveBayes = VARIANTS[s["variant"]](**params).fit_counts(
-            statistic if everything else statistic[:, kept], counts.class_docs,
-            classes=np.array(counts.classes, dtype=object),
+            statistic, counts.class_docs, classes=np.array(counts.classes, dtype=object)
         )
         self._vocabulary: dict[str, int] | None = None
 
@@ -109,7 +115,9 @@ class Model:
             matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
         else:
             matrix = count_features(features, self.vocabulary)
-        return matrix.binarized() if self.settings["binary"] else matrix
+        if not self._weigh:
+            return matrix
+        return weigh_rows(matrix, tf=self.counts.tf, doc_norm=self.counts.doc_norm, column_weights=self._idf)
 
     def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Log-probability of each class (in ``classes`` order) for each text."""

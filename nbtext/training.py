@@ -36,10 +36,15 @@ def train(
     documents: Iterable[Document],
     *,
     analyzer: Analyzer | None = None,
+    tf: str = "raw",
+    doc_norm: str | None = None,
     settings: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
 ) -> Model:
     """A Model trained on labelled ``documents``.
+
+    ``tf`` and ``doc_norm`` say how each document's counts are transformed before they are
+    summed per class (see ``counting.weigh_rows``); ``settings`` are the Model's.
 
     Examples
     --------
@@ -53,7 +58,7 @@ def train(
     """
     analyzer = analyzer or Analyzer()
     started = time.perf_counter()
-    counts = count_documents(documents, analyzer).finalized()
+    counts = count_documents(documents, analyzer, ClassCounts(tf=tf, doc_norm=doc_norm)).finalized()
     if not counts.classes:
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
@@ -80,7 +85,8 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     New words grow the vocabulary; pruning (``min_df`` ...) is redone over all the counts.
     """
     started = time.perf_counter()
-    added = count_documents(documents, model.analyzer).finalized()
+    weighting = ClassCounts(tf=model.counts.tf, doc_norm=model.counts.doc_norm)
+    added = count_documents(documents, model.analyzer, weighting).finalized()
     return _rebuild(model, model.counts.merge(added), settings, started)
 
 

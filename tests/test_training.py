@@ -61,3 +61,35 @@ def test_update_keeps_the_analyzer_and_merge_checks_it(sms_halves, tmp_path):
     assert result.stderr.startswith("Error: cannot merge models whose analyzers differ")
     result = run(["train", d / "a.tsv"], expect=2)
     assert "give the model file to write with -o MODEL" in result.stderr
+
+
+@pytest.mark.parametrize("weighting, idf, oracle_steps", [
+    ({"tf": "log", "doc_norm": "l2"}, False, {"log1p": True, "use_idf": False, "norm": "l2"}),
+    ({"tf": "log"}, True, {"log1p": True, "use_idf": True, "norm": None}),
+    ({"tf": "binary", "doc_norm": "l2"}, False, {"binary": True, "use_idf": False, "norm": "l2"}),
+])
+@pytest.mark.parametrize("variant", ["multinomial", "complement"])
+def test_transforms_equal_scikit_learn_tfidf(weighting, idf, oracle_steps, variant):
+    """Where both orders of operations agree, Rennie's transforms match scikit-learn's TF-IDF + NB.
+
+    Rennie's log term frequency is log(1 + tf) (scikit-learn's sublinear_tf is 1 + log tf), so the
+    oracle applies log1p itself before TfidfTransformer.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+    from sklearn.naive_bayes import ComplementNB, MultinomialNB
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from nbtext.training import train
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    train_docs, test_texts = docs[:1500], [d.text for d in docs[1500:2500]]
+    model = train(train_docs, settings={"variant": variant, "alpha": 0.1, "idf": idf}, **weighting)
+    steps = [CountVectorizer(binary=oracle_steps.get("binary", False))]
+    if oracle_steps.get("log1p"):
+        steps.append(FunctionTransformer(lambda X: X.log1p(), accept_sparse=True))
+    steps.append(TfidfTransformer(use_idf=oracle_steps["use_idf"], norm=oracle_steps["norm"]))
+    steps.append({"multinomial": MultinomialNB, "complement": ComplementNB}[variant](alpha=0.1))
+    oracle = make_pipeline(*steps).fit([d.text for d in train_docs], [d.label for d in train_docs])
+    np.testing.assert_allclose(model.predict_log_proba(test_texts), oracle.predict_log_proba(test_texts),
+                               rtol=0, atol=1e-9)
