@@ -34,6 +34,9 @@ class Analyzer:
         Lowercase the text before anything else.
     stop_words : frozenset of str
         Word tokens dropped before word n-grams are formed (ignored by ``char_wb``).
+    headers : tuple of str
+        Mail headers whose words join the document as prefixed tokens (``subject_free``);
+        kept here so that every command reads mail the way training did.
 
     Examples
     --------
@@ -49,8 +52,10 @@ class Analyzer:
     ngram_range: tuple[int, int] = (1, 1)
     lowercase: bool = True
     stop_words: frozenset[str] = field(default_factory=frozenset)
+    headers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", tuple(h.strip().lower() for h in self.headers if h.strip()))
         if self.analyzer not in ANALYZERS:
             raise DataError(f"unknown analyzer {self.analyzer!r}; use one of {ANALYZERS}")
         low, high = self.ngram_range
@@ -97,6 +102,7 @@ class Analyzer:
             "ngram_range": list(self.ngram_range),
             "lowercase": self.lowercase,
             "stop_words": sorted(self.stop_words),
+            "headers": list(self.headers),
         }
 
     @classmethod
@@ -107,6 +113,7 @@ class Analyzer:
             ngram_range=tuple(data["ngram_range"]),
             lowercase=data["lowercase"],
             stop_words=frozenset(data["stop_words"]),
+            headers=tuple(data.get("headers", ())),
         )
 
 

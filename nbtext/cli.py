@@ -17,9 +17,11 @@ import click
 
 from . import __version__
 from .errors import EXIT_BROKEN_PIPE, NbtextError
+from .readers.mail import USEFUL_HEADERS
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
-FORMAT_NAMES = ("folder", "tsv", "jsonl", "fasttext")
+FORMAT_NAMES = ("folder", "tsv", "jsonl", "fasttext", "email", "mbox", "maildir")
+MAIL_NAMES = ("email", "mbox", "maildir")
 
 
 class _Group(click.Group):
@@ -57,7 +59,8 @@ def input_options(command: Callable) -> Callable:
     """--input-format, --encoding and --verbose, for commands that read labelled DATA."""
     decorators = [
         click.option("--input-format", type=click.Choice(FORMAT_NAMES),
-                     help="How to read DATA (default: a folder, or from the file name or first line)."),
+                     help="How to read DATA (default: a folder, or from the file name or first line; "
+                          "mail formats: email = one RFC 822 message per file, mbox, maildir)."),
         click.option("--encoding", default="utf-8", show_default=True,
                      help="Encoding of the documents; invalid bytes are replaced and counted."),
         click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry."),
@@ -87,6 +90,10 @@ def _df(ctx: click.Context, param: click.Parameter, value: str | None) -> int | 
     return number if "." in value else int(number)
 
 
+def _header_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    return tuple(name.strip().lower() for name in value.split(",") if name.strip())
+
+
 def analyzer_options(command: Callable) -> Callable:
     """Tokenizer and vocabulary options, for commands that build a vocabulary."""
     decorators = [
@@ -109,12 +116,16 @@ def analyzer_options(command: Callable) -> Callable:
                      help="Scale each document's vector to unit length before summing (Rennie et al.)."),
         click.option("--idf/--no-idf", default=False, show_default=True,
                      help="Weigh terms by inverse document frequency, log((1 + n) / (1 + df)) + 1."),
+        click.option("--headers", default="", metavar="NAME,...", callback=_header_list,
+                     help="Mail only: add these headers' words as prefixed tokens (subject_free, "
+                          "from_example_com). Useful: " + "; ".join(
+                              f"{name}: {why}" for name, why in USEFUL_HEADERS.items()) + "."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
 
 
 #: Options fixed when documents are counted: --update keeps the model's.
-ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words", "tf", "binary", "doc_norm")
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words", "tf", "binary", "doc_norm", "headers")
 
 
 def _given_options(ctx: click.Context) -> set[str]:
@@ -161,7 +172,7 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 @input_options
 @click.pass_context
 def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analyzer, ngram_range, lowercase,
-          stop_words, min_df, max_df, max_features, tf, binary, doc_norm, idf, input_format, encoding,
+          stop_words, min_df, max_df, max_features, tf, binary, doc_norm, idf, headers, input_format, encoding,
           verbose) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
@@ -195,7 +206,7 @@ def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analy
             raise click.UsageError("give the model file to write with -o MODEL (or --update MODEL)")
         base = None
         analyzer_settings = Analyzer(analyzer=analyzer, ngram_range=ngram_range, lowercase=lowercase,
-                                     stop_words=load_stop_words(stop_words))
+                                     stop_words=load_stop_words(stop_words), headers=headers)
     else:
         fixed = sorted(given & set(ANALYZER_OPTIONS))
         if fixed:
@@ -203,12 +214,15 @@ def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analy
         output = output or update_path
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
-    corpus = LabelledCorpus(data, input_format=input_format, encoding=encoding)
+    if base is not None and input_format is None:
+        input_format = base.summary.get("input_format")
+    reading = analyzer_settings if base is None else base.analyzer
+    corpus = LabelledCorpus(data, input_format=input_format, encoding=encoding, headers=reading.headers)
     with render.progress(corpus.total_bytes, "reading") as advance:
         documents = corpus.read(progress=advance)
         if base is None:
-            model = training.train(documents, analyzer=analyzer_settings, settings=settings,
-                                   summary={"inputs": _absolute(data)}, **weighting)
+            model = training.train(documents, analyzer=analyzer_settings, settings=settings, **weighting,
+                                   summary={"inputs": _absolute(data), "input_format": input_format})
         else:
             model = training.update(base, documents, settings=settings)
             model.summary["inputs"] = model.summary.get("inputs", []) + _absolute(data)
@@ -272,7 +286,8 @@ def eval_(model_path, data, fmt, input_format, encoding, verbose) -> None:
     from .readers import LabelledCorpus
 
     model = Model.load(model_path)
-    corpus = LabelledCorpus(data, input_format=input_format, encoding=encoding)
+    corpus = LabelledCorpus(data, input_format=input_format or model.summary.get("input_format"),
+                            encoding=encoding, headers=model.analyzer.headers)
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
     with render.progress(corpus.total_bytes, "evaluating") as advance:
@@ -300,8 +315,11 @@ def eval_(model_path, data, fmt, input_format, encoding, verbose) -> None:
               help="Print the K most probable labels, best first.")
 @format_option("tsv", "jsonl")
 @click.option("--encoding", default="utf-8", show_default=True, help="Encoding of the documents.")
+@click.option("--input-format", type=click.Choice(["folder", *MAIL_NAMES]),
+              help="Read files as mail (email), or as mbox files or maildirs (default: as the model "
+                   "was trained; mbox files and maildirs are recognised anyway).")
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
-def predict(model_path, paths, proba, top_k, fmt, encoding, verbose) -> None:
+def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
@@ -324,7 +342,11 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, verbose) -> None:
     k = min(top_k, len(classes))
     report = ReadReport()
     out = sys.stdout
-    for batch, from_stdin in iter_unlabelled(paths, report, encoding=encoding):
+    trained_on = model.summary.get("input_format")
+    input_format = input_format or ("email" if trained_on in MAIL_NAMES else None)
+    batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
+                              headers=model.analyzer.headers)
+    for batch, from_stdin in batches:
         log_proba = model.predict_log_proba([doc.text for doc in batch])
         best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
         lines = []
@@ -332,6 +354,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, verbose) -> None:
             top = [(classes[i], float(np.exp(row[i]))) for i in order]
             if fmt == "jsonl":
                 record: dict[str, Any] = {"line": int(doc.source.rsplit(":", 1)[1])} if from_stdin else {"path": doc.source}
+                if doc.message_id:
+                    record["message_id"] = doc.message_id
                 record["label"] = top[0][0]
                 if proba:
                     record["proba"] = top[0][1]
@@ -339,13 +363,21 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, verbose) -> None:
                     record["top"] = [{"label": c, "proba": p} if proba else {"label": c} for c, p in top]
                 lines.append(json.dumps(record, ensure_ascii=False))
             else:
-                fields = [] if from_stdin else [doc.source]
+                fields = [] if from_stdin else [_identity(doc)]
                 for label, p in top:
                     fields += [label, f"{p:.6f}"] if proba else [label]
                 lines.append("\t".join(fields))
         out.write("\n".join(lines) + "\n")
         out.flush()
     _print_read_report(report, verbose, encoding, always=False)
+
+
+def _identity(doc) -> str:
+    """A document's name in predict output: its path, and for a message in an mbox or
+    maildir ``PATH:INDEX`` followed by its Message-ID where it has one."""
+    if doc.message_id and ":" in doc.source and not os.path.exists(doc.source):
+        return f"{doc.source} {doc.message_id}"
+    return doc.source
 
 
 @cli.command("inspect-top-words")

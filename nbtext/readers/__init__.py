@@ -16,14 +16,17 @@ from typing import BinaryIO
 from ..errors import DataError
 from .folders import list_folder, read_files
 from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
+from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message
 from .report import Document, ReadReport, check_encoding, decode
 
 __all__ = [
-    "INPUT_FORMATS", "Document", "LabelledCorpus", "ReadReport", "check_encoding",
+    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Document", "LabelledCorpus", "ReadReport",
+    "check_encoding",
     "iter_unlabelled",
 ]
 
-INPUT_FORMATS = ("folder", *LINE_FORMATS)
+MAIL_FORMATS = ("email", "mbox", "maildir")
+INPUT_FORMATS = ("folder", *LINE_FORMATS, *MAIL_FORMATS)
 _SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext"}
 _FILES_PER_BATCH = 256
 
@@ -55,6 +58,7 @@ class LabelledCorpus:
         input_format: str | None = None,
         encoding: str = "utf-8",
         stdin: BinaryIO | None = None,
+        headers: Sequence[str] = (),
     ) -> None:
         if isinstance(paths, str):
             raise TypeError("paths must be a list of paths, not one string")
@@ -63,6 +67,7 @@ class LabelledCorpus:
         self.encoding = check_encoding(encoding)
         self.report = ReadReport()
         self._stdin = stdin
+        self.headers = tuple(headers)
         self._plan: list[tuple[str, str | None, list]] = []
         sizes: list[int | None] = []
         for path in paths:
@@ -76,12 +81,17 @@ class LabelledCorpus:
             return input_format, [], None
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
-        fmt = input_format or ("folder" if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
-        if fmt == "folder":
+        fmt = input_format or (_folder_format(path) if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
+        if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
-                raise DataError(f"{path}: not a folder, but --input-format folder was given")
+                raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
             entries = list_folder(path, self.report, labelled=True)
             return fmt, entries, sum(size for _, _, size in entries)
+        if fmt == "maildir":
+            boxes = _labelled_maildirs(path)
+            if not boxes:
+                raise DataError(f"{path}: no maildir (cur/, new/, tmp/) in DIR/<label>/")
+            return fmt, boxes, None
         if os.path.isdir(path):
             raise DataError(f"{path}: is a folder, but --input-format {fmt} expects a file")
         return fmt, [], os.path.getsize(path)
@@ -94,6 +104,18 @@ class LabelledCorpus:
         for path, fmt, entries in self._plan:
             if fmt == "folder":
                 yield from read_files(entries, self.report, encoding=self.encoding, progress=progress)
+            elif fmt == "email":
+                for file, label, size in entries:
+                    with open(file, "rb") as handle:
+                        yield read_message(handle.read(), file, label, self.report, self.headers)
+                    if progress is not None:
+                        progress(size)
+            elif fmt == "mbox":
+                for file, label, _ in entries:
+                    yield from iter_mbox(file, label, self.report, self.headers, progress)
+            elif fmt == "maildir":
+                for box, label in entries:
+                    yield from iter_maildir(box, label, self.report, self.headers, progress)
             elif path == "-":
                 stdin = self._stdin or sys.stdin.buffer
                 yield from self._read_lines(stdin, "<stdin>", fmt, progress)
@@ -123,6 +145,8 @@ def iter_unlabelled(
     *,
     encoding: str = "utf-8",
     stdin: BinaryIO | None = None,
+    input_format: str | None = None,
+    headers: Sequence[str] = (),
 ) -> Iterator[tuple[list[Document], bool]]:
     """Batches of documents to classify, in input order, and whether they came from stdin.
 
@@ -131,9 +155,19 @@ def iter_unlabelled(
     can stream.
     """
     encoding = check_encoding(encoding)
+    if input_format not in (None, "folder", *MAIL_FORMATS):
+        raise DataError(f"predict reads files, folders, mail or stdin lines, not --input-format {input_format}")
     line_number = 0
     for path in paths or ["-"]:
-        if path == "-":
+        fmt = input_format
+        if fmt in (None, "folder", "email") and path != "-":  # boxes are recognised whatever the default
+            if is_maildir(path):
+                fmt = "maildir"
+            elif os.path.isfile(path) and is_mbox(path):
+                fmt = "mbox"
+        if fmt in MAIL_FORMATS:
+            yield from _unlabelled_mail(path, fmt, report, headers, stdin)
+        elif path == "-":
             for raw_lines in iter_line_batches(stdin or sys.stdin.buffer):
                 batch = []
                 for raw in raw_lines:
@@ -150,6 +184,57 @@ def iter_unlabelled(
             yield list(read_files([(path, None, 0)], report, encoding=encoding)), False
         else:
             raise DataError(f"{path}: no such file or folder")
+
+
+def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[str],
+                     stdin: BinaryIO | None) -> Iterator[tuple[list[Document], bool]]:
+    """Batches of messages: stdin or a file is one message (email), or many (mbox, maildir)."""
+    if path == "-":
+        if fmt != "email":
+            raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
+        raw = (stdin or sys.stdin.buffer).read()
+        yield [read_message(raw, "<stdin>", None, report, headers)], False
+        return
+    if fmt == "maildir":
+        messages = iter_maildir(path, None, report, headers)
+    elif fmt == "mbox" and os.path.isfile(path):
+        messages = iter_mbox(path, None, report, headers)
+    elif os.path.isdir(path):
+        entries = list_folder(path, report, labelled=False)
+        read = iter_mbox if fmt == "mbox" else None
+        messages = (doc for file, _, _ in entries for doc in (
+            read(file, None, report, headers) if read else [_message_file(file, report, headers)]))
+    elif os.path.isfile(path):
+        messages = iter([_message_file(path, report, headers)])
+    else:
+        raise DataError(f"{path}: no such file or folder")
+    while batch := list(itertools.islice(messages, _FILES_PER_BATCH)):
+        yield batch, False
+
+
+def _message_file(path: str, report: ReadReport, headers: Sequence[str]) -> Document:
+    with open(path, "rb") as handle:
+        return read_message(handle.read(), path, None, report, headers)
+
+
+def _folder_format(path: str) -> str:
+    """``maildir`` when the class folders are (or hold) maildirs, else ``folder``."""
+    return "maildir" if _labelled_maildirs(path) else "folder"
+
+
+def _labelled_maildirs(root: str) -> list[tuple[str, str]]:
+    """(maildir, label) for every maildir at or below ``root/<label>/``, in sorted order."""
+    boxes = []
+    for label in sorted(os.listdir(root)):
+        top = os.path.join(root, label)
+        if label.startswith(".") or not os.path.isdir(top):
+            continue
+        for dirpath, dirnames, _ in os.walk(top):
+            dirnames.sort()
+            if is_maildir(dirpath):
+                boxes.append((dirpath, label))
+                dirnames[:] = []
+    return boxes
 
 
 def _suffix(path: str) -> str:

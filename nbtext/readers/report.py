@@ -16,6 +16,7 @@ class Document:
     text: str
     label: str | None
     source: str
+    message_id: str | None = None
 
 
 @dataclass
@@ -32,6 +33,10 @@ class ReadReport:
     replaced: list[str] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
+    #: Non-text mail parts (images, archives...) left out of the documents.
+    attachments: int = 0
+    #: Messages whose MIME structure was broken; read as well as could be.
+    malformed: list[str] = field(default_factory=list)
 
     def add(self, doc: Document, *, replaced: bool) -> Document:
         """Count one yielded document and hand it back."""
@@ -54,6 +59,7 @@ class ReadReport:
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
             (self.empty, "empty (kept: they still count for the class priors)"),
+            (self.malformed, "messages with malformed MIME (read as well as they could be)"),
         ]
         groups += [(sources, f"skipped: {why}") for why, sources in sorted(self.skipped.items())]
         for sources, what in groups:
@@ -61,6 +67,8 @@ class ReadReport:
                 out.append(f"{len(sources):,} {what}")
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
+        if self.attachments:
+            out.append(f"{self.attachments:,} mail attachments skipped (not text)")
         return out
 
 

@@ -1,0 +1,115 @@
+"""Mail is read as mail: charsets honoured, HTML flattened, attachments counted; mbox and
+maildir give exactly what the folder of message files gives."""
+
+from __future__ import annotations
+
+import mailbox
+import re
+from collections import Counter
+
+import pytest
+
+from nbtext.readers import LabelledCorpus
+
+from .conftest import corpus_path, run
+
+
+@pytest.fixture(scope="module")
+def spamassassin():
+    return corpus_path("spamassassin-2003")
+
+
+@pytest.fixture(scope="module")
+def as_mail(spamassassin):
+    corpus = LabelledCorpus([str(spamassassin)], input_format="email")
+    return {doc.source.rsplit("/", 1)[1]: doc for doc in corpus}, corpus.report
+
+
+def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail):
+    docs, report = as_mail
+    assert len(docs) == report.documents == 3000
+    assert Counter(doc.label for doc in docs.values()) == {"ham": 2500, "spam": 500}
+    assert report.skipped == {}
+    # not UTF-8 on disk: each decoded by its declared charset
+    assert "您好" in docs["spam.00397.1a99f98a5b996f99f3661e9609782932"].text                # gb2312
+    assert docs["spam.00035.7ce3307b56dd90453027a6630179282e"].text.startswith("[광고]")     # ks_c_5601
+    assert "烏鴉" in docs["spam.00252.7e355e0c5fd1de609684544262435579"].text                # big5
+    assert "Michèl wrote" in docs["easy_ham.01307.4b06bdd9604366d63b4106aa8c715c06"].text    # iso-8859-1
+    assert report.attachments > 0
+    assert report.lines()[0] == "read 3,000 documents"
+
+
+def test_mail_headers_and_html_are_not_tokens(as_mail, spamassassin):
+    docs, _ = as_mail
+    html_spam = [d for d in docs.values() if d.label == "spam" and "Content-Type: text/html" in
+                 (spamassassin / "spam" / d.source.rsplit("/", 1)[1]).read_text("latin-1")]
+    assert len(html_spam) > 50
+    for doc in html_spam:
+        assert not re.search(r"<(html|body|font|td)\b", doc.text, re.I), doc.source
+        assert "Received: from" not in doc.text and "Return-Path:" not in doc.text
+
+
+def test_headers_option_adds_prefixed_tokens(spamassassin):
+    corpus = LabelledCorpus([str(spamassassin)], input_format="email", headers=["subject", "from"])
+    doc = next(iter(corpus))
+    assert doc.text.splitlines()[-1].split()[:1] and all(
+        token.startswith(("subject_", "from_")) for token in doc.text.splitlines()[-1].split())
+
+
+def test_enron_crlf_mail_is_read_as_mail():
+    root = corpus_path("enron-spam") / "enron1"
+    corpus = LabelledCorpus([str(root)], input_format="email")
+    docs = list(corpus)
+    assert len(docs) == 5172
+    # one message has a bare ":" line in its header block; it is read anyway, and counted
+    assert corpus.report.malformed == [str(root / "ham" / "0486.2000-02-24.farmer.ham.txt")]
+    broken = next(d for d in docs if d.source.endswith("0486.2000-02-24.farmer.ham.txt"))
+    assert "baxter / whalley meeting has been changed" in broken.text
+    first = next(d for d in docs if d.source.endswith("0002.1999-12-13.farmer.ham.txt"))
+    assert first.text.startswith("vastar resources , inc .\ngary , production from the high island")
+
+
+def _plain(raw: bytes) -> bool:
+    """No body line an mbox would have to escape (mbox writers turn "From " into ">From ")."""
+    return not re.search(rb"\n>*From ", raw.split(b"\n", 1)[1] if raw.startswith(b"From ") else raw)
+
+
+@pytest.fixture(scope="module")
+def mail_layouts(spamassassin, tmp_path_factory):
+    """The same 300 messages as a folder of files, as mbox files and as maildirs."""
+    root = tmp_path_factory.mktemp("mail")
+    for label in ("ham", "spam"):
+        files = [p for p in sorted((spamassassin / label).iterdir()) if _plain(p.read_bytes())][:150]
+        (root / "folder" / label).mkdir(parents=True)
+        (root / "mbox" / label).mkdir(parents=True)
+        (root / "maildir").mkdir(exist_ok=True)
+        box = mailbox.mbox(root / "mbox" / label / "inbox.mbox")
+        maildir = mailbox.Maildir(root / "maildir" / label)
+        for path in files:
+            raw = path.read_bytes()
+            (root / "folder" / label / path.name).write_bytes(raw)
+            box.add(raw)
+            maildir.add(raw)
+        box.close()
+    return root
+
+
+@pytest.mark.parametrize("layout", ["mbox", "maildir"])
+def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
+    folder = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    other = LabelledCorpus([str(mail_layouts / layout)], input_format=None if layout == "maildir" else layout)
+    assert sorted((d.label, d.text) for d in folder) == sorted((d.label, d.text) for d in other)
+    assert other.report.documents == 300
+    # the same predictions, message by message
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "m.joblib"])
+    by_file = run(["predict", tmp_path / "m.joblib", mail_layouts / "folder", "--format", "jsonl"]).stdout
+    box_paths = [mail_layouts / layout / label / ("inbox.mbox" if layout == "mbox" else "") for label in ("ham", "spam")]
+    by_box = run(["predict", tmp_path / "m.joblib", *box_paths, "--format", "jsonl"]).stdout
+    import json
+
+    def labels_by_id(output: str) -> Counter:
+        return Counter((r.get("message_id"), r["label"]) for r in map(json.loads, output.splitlines()))
+
+    assert labels_by_id(by_file) == labels_by_id(by_box)
+    first = json.loads(by_box.splitlines()[0])
+    assert first["path"] == f"{box_paths[0]}:1".replace("/:1", ":1") and first["message_id"].startswith("<")
