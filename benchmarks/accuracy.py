@@ -2,6 +2,7 @@
 
     python benchmarks/accuracy.py                      # every corpus, nbtext vs sklearn default
     python benchmarks/accuracy.py --corpora 20news-bydate,R8 --tuned
+    python benchmarks/accuracy.py --mail               # spam corpora read as text vs as mail
 
 Both sides read the same decoded documents (nbtext's readers). "sklearn default" is
 CountVectorizer() + MultinomialNB(); "sklearn tuned" (with --tuned) is
@@ -24,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
+from nbtext.analysis import Analyzer  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.training import train  # noqa: E402
 
@@ -60,12 +62,39 @@ def sklearn_tuned(train_docs, test_docs) -> float:
     return float(search.score([d.text for d in test_docs], [d.label for d in test_docs]))
 
 
+MAIL_CORPORA = ["spamassassin-2003", "enron1", "enron2", "enron3", "enron4", "enron5", "enron6"]
+
+
+def mail_versus_text() -> None:
+    """nbtext defaults on the spam corpora read as plain text and read as mail, side by side."""
+    print("| corpus | protocol | folds | read as plain text | read as mail | read as mail, --headers subject,from |")
+    print("|---|---|---|---|---|---|")
+    for name in MAIL_CORPORA:
+        scores: dict[str, list[float]] = {"text": [], "mail": [], "headers": []}
+        for fold in folds(name):
+            with tempfile.TemporaryDirectory() as scratch:
+                train_arg, test_arg = fold.write(Path(scratch))
+                for key, fmt, headers in (("text", None, ()), ("mail", "email", ()),
+                                          ("headers", "email", ("subject", "from"))):
+                    train_docs, test_docs = (list(LabelledCorpus([str(arg)], input_format=fmt, headers=headers))
+                                             for arg in (train_arg, test_arg))
+                    analyzer = Analyzer(headers=headers)
+                    model = train(train_docs, analyzer=analyzer)
+                    predicted = model.predict([d.text for d in test_docs])
+                    scores[key].append(float(np.mean([p == d.label for p, d in zip(predicted, test_docs)])))
+        print(f"| {name} | {PROTOCOLS[name]} | {len(scores['text'])} | "
+              + " | ".join(f"{statistics.mean(v):.4f}" for v in scores.values()) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpora", default=",".join(PROTOCOLS), help="comma-separated names")
     parser.add_argument("--folds", type=int, help="use at most this many folds per corpus (quicker, less exact)")
     parser.add_argument("--tuned", action="store_true", help="also recompute the tuned scikit-learn figure (slow)")
+    parser.add_argument("--mail", action="store_true", help="compare the spam corpora read as text and as mail")
     args = parser.parse_args()
+    if args.mail:
+        return mail_versus_text()
     runners = {"nbtext default": nbtext_default, "sklearn default": sklearn_default}
     if args.tuned:
         runners["sklearn tuned"] = sklearn_tuned

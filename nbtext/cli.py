@@ -20,7 +20,7 @@ from .errors import EXIT_BROKEN_PIPE, NbtextError
 from .readers.mail import USEFUL_HEADERS
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
-FORMAT_NAMES = ("folder", "tsv", "jsonl", "fasttext", "email", "mbox", "maildir")
+FORMAT_NAMES = ("folder", "tsv", "jsonl", "fasttext", "csv", "manifest", "email", "mbox", "maildir")
 MAIL_NAMES = ("email", "mbox", "maildir")
 
 
@@ -64,8 +64,36 @@ def input_options(command: Callable) -> Callable:
         click.option("--encoding", default="utf-8", show_default=True,
                      help="Encoding of the documents; invalid bytes are replaced and counted."),
         click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry."),
+        *column_options(labelled=True),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
+
+
+def column_options(*, labelled: bool) -> list[Callable]:
+    """Where text, label and id live in tables (CSV/TSV with a header) and JSONL records."""
+    options = [
+        click.option("--text-column", "--text-field", "text_column", metavar="NAME",
+                     help="Table column, or JSONL field (dotted path: meta.body), holding the text."),
+        click.option("--id-column", "--id-field", "id_column", metavar="NAME",
+                     help="Column or field naming each row (echoed by predict; default FILE:LINE)."),
+    ]
+    if labelled:
+        options += [
+            click.option("--label-column", "--label-field", "label_column", metavar="NAME",
+                         help="Table column, or JSONL field, holding the label."),
+            click.option("--skip-unlabelled", is_flag=True,
+                         help="Skip (and count) rows without a label instead of stopping."),
+        ]
+    return options
+
+
+def _columns(text_column, label_column=None, id_column=None, skip_unlabelled=False):
+    """A Columns when the user named any column, else None (the formats' own layouts)."""
+    from .readers import Columns
+
+    if not (text_column or label_column or id_column or skip_unlabelled):
+        return None
+    return Columns(text_column or "text", label_column or "label", id_column, skip_unlabelled)
 
 
 def _ngram_range(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, int]:
@@ -156,24 +184,55 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 # --- commands ------------------------------------------------------------------------------
 
 
+def nb_options(command: Callable) -> Callable:
+    """The Naive Bayes core's options."""
+    decorators = [
+        click.option("--variant", type=click.Choice(VARIANT_NAMES), default="multinomial", show_default=True,
+                     help="Which Naive Bayes."),
+        click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+                     help="Additive (Laplace/Lidstone) smoothing."),
+        click.option("--fit-prior/--uniform-prior", default=True, show_default=True,
+                     help="Learn class priors from the data, or treat classes as equally likely."),
+        click.option("--norm", is_flag=True, help="Complement NB: normalise the weights per class (Rennie et al.)."),
+    ]
+    return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
+
+
+def _setup(options: dict[str, Any]):
+    """(Analyzer, weighting, model settings) from the training options a command was given."""
+    from .analysis import Analyzer, load_stop_words
+
+    analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
+                        lowercase=options["lowercase"], stop_words=load_stop_words(options["stop_words"]),
+                        headers=options["headers"])
+    weighting = {"tf": "binary" if options["binary"] else options["tf"],
+                 "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
+    settings = {name: options[name] for name in
+                ("variant", "alpha", "fit_prior", "norm", "idf", "min_df", "max_df", "max_features")}
+    return analyzer, weighting, settings
+
+
+def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
+    from .readers import LabelledCorpus
+
+    return LabelledCorpus(data, input_format=options["input_format"] or input_format, encoding=options["encoding"],
+                          headers=headers, columns=_columns(options["text_column"], options["label_column"],
+                                                            options["id_column"], options["skip_unlabelled"]))
+
+
 @cli.command()
 @click.argument("data", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Model file to write.")
 @click.option("--update", "update_path", type=click.Path(dir_okay=False), metavar="MODEL",
               help="Add DATA to this model (new words grow its vocabulary); writes back to it unless -o.")
-@click.option("--variant", type=click.Choice(VARIANT_NAMES), default="multinomial", show_default=True,
-              help="Which Naive Bayes.")
-@click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="Additive (Laplace/Lidstone) smoothing.")
-@click.option("--fit-prior/--uniform-prior", default=True, show_default=True,
-              help="Learn class priors from the data, or treat classes as equally likely.")
-@click.option("--norm", is_flag=True, help="Complement NB: normalise the weights per class (Rennie et al.).")
+@click.option("--test-split", type=float, metavar="FRACTION",
+              help="Hold out this stratified share of DATA, report accuracy on it, and train on the rest.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --test-split.")
+@nb_options
 @analyzer_options
 @input_options
 @click.pass_context
-def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analyzer, ngram_range, lowercase,
-          stop_words, min_df, max_df, max_features, tf, binary, doc_norm, idf, headers, input_format, encoding,
-          verbose) -> None:
+def train(ctx, data, output, update_path, test_split, seed, **options) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
     DATA is a folder with one subfolder per class (DIR/LABEL/**/FILE, one file per document),
@@ -191,44 +250,59 @@ def train(ctx, data, output, update_path, variant, alpha, fit_prior, norm, analy
       nbtext train sms.tsv --variant complement --ngram-range 1,2 -o sms.joblib
       nbtext train --update tickets.joblib new-tickets/
     """
-    from . import render
-    from .analysis import Analyzer, load_stop_words
+    from . import render, training
     from .model import Model
-    from .readers import LabelledCorpus
-    from . import training
 
     given = _given_options(ctx)
-    settings = {"variant": variant, "alpha": alpha, "fit_prior": fit_prior, "norm": norm, "idf": idf,
-                "min_df": min_df, "max_df": max_df, "max_features": max_features}
-    weighting = {"tf": "binary" if binary else tf, "doc_norm": None if doc_norm == "none" else doc_norm}
+    analyzer, weighting, settings = _setup(options)
+    base = None
     if update_path is None:
         if output is None:
             raise click.UsageError("give the model file to write with -o MODEL (or --update MODEL)")
-        base = None
-        analyzer_settings = Analyzer(analyzer=analyzer, ngram_range=ngram_range, lowercase=lowercase,
-                                     stop_words=load_stop_words(stop_words), headers=headers)
     else:
         fixed = sorted(given & set(ANALYZER_OPTIONS))
         if fixed:
             raise click.UsageError(f"--update keeps the model's analyzer; drop --{fixed[0].replace('_', '-')}")
+        if test_split is not None:
+            raise click.UsageError("--test-split trains a new model; it does not go with --update")
         output = output or update_path
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
-    if base is not None and input_format is None:
-        input_format = base.summary.get("input_format")
-    reading = analyzer_settings if base is None else base.analyzer
-    corpus = LabelledCorpus(data, input_format=input_format, encoding=encoding, headers=reading.headers)
+        analyzer = base.analyzer
+    input_format = options["input_format"] or (base.summary.get("input_format") if base else None)
+    corpus = _corpus(data, options, analyzer.headers, input_format)
+    summary = {"inputs": _absolute(data), "input_format": input_format}
     with render.progress(corpus.total_bytes, "reading") as advance:
         documents = corpus.read(progress=advance)
-        if base is None:
-            model = training.train(documents, analyzer=analyzer_settings, settings=settings, **weighting,
-                                   summary={"inputs": _absolute(data), "input_format": input_format})
-        else:
+        if base is not None:
             model = training.update(base, documents, settings=settings)
-            model.summary["inputs"] = model.summary.get("inputs", []) + _absolute(data)
+            model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
+        elif test_split is None:
+            model = training.train(documents, analyzer=analyzer, settings=settings, summary=summary, **weighting)
+        else:
+            model, held = _train_held_out(list(documents), test_split, seed, analyzer, weighting, settings, summary)
     model.save(output)
-    _print_read_report(corpus.report, verbose, corpus.encoding)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.train_summary({**model.summary, "variant": model.settings["variant"]}, output)
+    if test_split is not None:
+        click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on "
+                   f"{held['n_documents']:,} documents ({test_split:.0%}, seed {seed}); "
+                   f"the model is trained on the rest", err=True)
+
+
+def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, summary):
+    from .metrics import evaluate
+    from .training import train as train_model
+    from .tuning import held_out
+
+    mask = held_out([doc.label for doc in documents], fraction, seed)
+    kept = [doc for doc, out in zip(documents, mask) if not out]
+    test = [doc for doc, out in zip(documents, mask) if out]
+    model = train_model(kept, analyzer=analyzer, settings=settings, summary=summary, **weighting)
+    report = evaluate([d.label for d in test], model.predict_log_proba([d.text for d in test]), model.classes)
+    model.summary["held_out"] = {"fraction": fraction, "seed": seed, "accuracy": report["accuracy"],
+                                 "macro_f1": report["macro_f1"], "n_documents": report["n_documents"]}
+    return model, report
 
 
 @cli.command()
@@ -261,50 +335,142 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 
 
 @cli.command("eval")
-@model_argument
-@click.argument("data", nargs=-1, required=True)
+@click.argument("args", nargs=-1, required=True, metavar="MODEL DATA... | --cv K DATA...")
 @format_option("table", "json")
+@click.option("--cv", type=click.IntRange(min=2), metavar="K",
+              help="No model: cross-validate the training options below on DATA, stratified K-fold.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --cv folds.")
+@nb_options
+@analyzer_options
 @input_options
-def eval_(model_path, data, fmt, input_format, encoding, verbose) -> None:
-    """Evaluate MODEL on labelled DATA (read as for train).
+def eval_(args, fmt, cv, seed, **options) -> None:
+    """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
+    options on DATA by stratified K-fold cross-validation.
 
     Prints accuracy, per-class precision, recall, F1 and support, macro and weighted averages,
     the confusion matrix (rows: true class) and the log loss. --format json prints one
     object with accuracy, macro_f1, log_loss, labels, per_class, confusion_matrix and
-    n_documents.
+    n_documents (with --cv: the mean and standard deviation over the folds).
 
     \b
     Example:
       nbtext eval tickets.joblib corpora/support-tickets/test
       nbtext eval tickets.joblib corpora/support-tickets/test --format json | jq .accuracy
+      nbtext eval --cv 5 --variant complement corpora/support-tickets/train
     """
+    from . import render
+    from .model import Model
+
+    if cv is not None:
+        return _cross_validate(args, cv, seed, fmt, options)
+    if len(args) < 2:
+        raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
+    model_path, data = args[0], args[1:]
+    model = Model.load(model_path)
+    corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
+    with render.progress(corpus.total_bytes, "evaluating") as advance:
+        report = _evaluate_stream(model, corpus.read(progress=advance))
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    render.eval_report(report, fmt)
+
+
+def _evaluate_stream(model, documents) -> dict[str, Any]:
+    import itertools
+
     import numpy as np
 
-    from . import render
     from .metrics import evaluate
-    from .model import Model
-    from .readers import LabelledCorpus
 
-    model = Model.load(model_path)
-    corpus = LabelledCorpus(data, input_format=input_format or model.summary.get("input_format"),
-                            encoding=encoding, headers=model.analyzer.headers)
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
-    with render.progress(corpus.total_bytes, "evaluating") as advance:
-        batch: list = []
-        for doc in corpus.read(progress=advance):
-            batch.append(doc)
-            if len(batch) == 1000:
-                blocks.append(model.predict_log_proba([d.text for d in batch]))
-                y_true += [d.label for d in batch]
-                batch = []
-        if batch:
-            blocks.append(model.predict_log_proba([d.text for d in batch]))
-            y_true += [d.label for d in batch]
+    stream = iter(documents)
+    while batch := list(itertools.islice(stream, 1000)):
+        blocks.append(model.predict_log_proba([doc.text for doc in batch]))
+        y_true += [doc.label for doc in batch]
     if not y_true:
         raise NbtextError("no documents to evaluate")
-    _print_read_report(corpus.report, verbose, corpus.encoding)
-    render.eval_report(evaluate(y_true, np.vstack(blocks), model.classes), fmt)
+    return evaluate(y_true, np.vstack(blocks), model.classes)
+
+
+def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
+    from . import render
+    from .tuning import cross_validate
+
+    analyzer, weighting, settings = _setup(options)
+    corpus = _corpus(data, options, analyzer.headers)
+    documents = list(corpus)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    candidate = {**settings, **weighting, "analyzer": analyzer.analyzer, "ngram_range": analyzer.ngram_range}
+    trial = cross_validate(documents, [candidate], k=k, seed=seed, base_analyzer=analyzer)[0]
+    render.cv_report(trial.summary(), fmt, k=k, seed=seed)
+
+
+@cli.command()
+@click.argument("data", nargs=-1, required=True)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Best model, trained on all DATA.")
+@click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True, help="Folds of the search.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")
+@click.option("--grid", metavar="JSON|FILE",
+              help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
+                   "Keys: variant, alpha, ngram_range, tf, doc_norm, idf, norm, min_df, fit_prior.")
+@click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Leaderboard rows shown.")
+@input_options
+def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
+    """Search settings by cross-validation, show a leaderboard, save the best model.
+
+    Every combination of the grid is scored by stratified K-fold cross-validation (documents
+    are analyzed once per analyzer and counted once per fold and counting setup). The best
+    setting is then trained on all of DATA and written to MODEL. The default grid covers
+    variant x alpha x n-grams x Rennie's transforms; the same --seed gives the same result.
+
+    \b
+    Example:
+      nbtext tune corpora/support-tickets/train -o best.joblib
+      nbtext tune sms.tsv -o best.joblib --grid '{"alpha": [0.1, 0.3], "variant": ["complement"]}'
+    """
+    from . import render
+    from .analysis import Analyzer
+    from .training import train as train_model
+    from .tuning import DEFAULT_GRID, cross_validate, expand
+
+    space = _grid(grid) if grid else DEFAULT_GRID
+    candidates = expand(space)
+    corpus = _corpus(data, options)
+    documents = list(corpus)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
+        trials = cross_validate(documents, candidates, k=cv, seed=seed, metric=metric, progress=advance)
+    trials.sort(key=lambda t: (-t.mean, t.std))
+    render.leaderboard(trials[:top], metric, total=len(trials))
+    best = dict(trials[0].settings)
+    analyzer = Analyzer(analyzer=best.pop("analyzer", "word"), ngram_range=tuple(best.pop("ngram_range", (1, 1))))
+    weighting = {"tf": best.pop("tf", "raw"), "doc_norm": best.pop("doc_norm", None)}
+    model = train_model(documents, analyzer=analyzer, settings=best, **weighting,
+                        summary={"inputs": _absolute(data), "input_format": options["input_format"],
+                                 "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
+    model.save(output)
+    click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
+               f" -> {output}", err=True)
+
+
+def _grid(spec: str) -> dict[str, list[Any]]:
+    from .tuning import DEFAULT_GRID
+
+    text = open(spec, encoding="utf-8").read() if os.path.isfile(spec) else spec
+    try:
+        grid = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise click.BadParameter(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'", param_hint="--grid")
+    allowed = {*DEFAULT_GRID, "norm", "min_df", "max_df", "fit_prior", "analyzer"}
+    if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
+        raise click.BadParameter("expected an object of non-empty lists", param_hint="--grid")
+    unknown = sorted(set(grid) - allowed)
+    if unknown:
+        raise click.BadParameter(f"unknown setting {unknown[0]!r}; use {sorted(allowed)}", param_hint="--grid")
+    if "ngram_range" in grid:
+        grid["ngram_range"] = [tuple(value) for value in grid["ngram_range"]]
+    return grid
 
 
 @cli.command()
@@ -319,7 +485,9 @@ def eval_(model_path, data, fmt, input_format, encoding, verbose) -> None:
               help="Read files as mail (email), or as mbox files or maildirs (default: as the model "
                    "was trained; mbox files and maildirs are recognised anyway).")
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
-def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose) -> None:
+@column_options(labelled=False)[0]
+@column_options(labelled=False)[1]
+def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose, text_column, id_column) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
@@ -345,7 +513,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     trained_on = model.summary.get("input_format")
     input_format = input_format or ("email" if trained_on in MAIL_NAMES else None)
     batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
-                              headers=model.analyzer.headers)
+                              headers=model.analyzer.headers, columns=_columns(text_column, None, id_column))
     for batch, from_stdin in batches:
         log_proba = model.predict_log_proba([doc.text for doc in batch])
         best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]

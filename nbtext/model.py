@@ -108,7 +108,10 @@ class Model:
         """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of documents, not one string")
-        features = [self.analyzer(text) for text in texts]
+        return self.vectorize_features([self.analyzer(text) for text in texts])
+
+    def vectorize_features(self, features: Sequence[Sequence[str]]) -> CountMatrix:
+        """Documents x vocabulary (transformed) counts of already analyzed documents."""
         n_features = sum(map(len, features))
         # a binary search per feature beats hashing every term while features are fewer than terms / 2
         if self._vocabulary is None and n_features < len(self.terms) // 2:

@@ -22,16 +22,19 @@ def console(file: IO[str] | None = None, *, width: int | None = None):
 
 
 @contextlib.contextmanager
-def progress(total_bytes: int | None, description: str) -> Iterator[Callable[[int], None]]:
-    """A byte-count progress bar on stderr when it is a terminal; a no-op callback otherwise."""
+def progress(total: int | None, description: str, *, unit: str = "bytes") -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr when it is a terminal (bytes, or a count of ``unit``); a no-op
+    callback otherwise."""
     if not sys.stderr.isatty():
         yield lambda n: None
         return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeRemainingColumn)
 
-    columns = [TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn()]
+    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+    columns = [TextColumn("{task.description}"), BarColumn(), amount, TimeRemainingColumn()]
     with Progress(*columns, console=console(sys.stderr), transient=True) as bar:
-        task = bar.add_task(description, total=total_bytes)
+        task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
 
 
@@ -98,6 +101,45 @@ def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] |
                 table.add_row(label if rank == 1 else "", str(rank), word, f"{score:.3f}",
                               end_section=rank == len(words))
         console(file, width=width).print(table)
+
+
+def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[str] | None = None) -> None:
+    """Cross-validated figures: mean and standard deviation over the folds."""
+    file = file or sys.stdout
+    if fmt == "json":
+        print(json.dumps(_finite({**summary, "seed": seed})), file=file)
+        return
+    figures = "   ".join(f"{name.replace('_', ' ')} {summary[name]['mean']:.4f} ± {summary[name]['std']:.4f}"
+                         for name in ("accuracy", "macro_f1", "log_loss"))
+    print(f"{figures}   ({k}-fold stratified, seed {seed})", file=file)
+
+
+def describe(settings: dict[str, Any]) -> str:
+    """A setting as the command-line options that give it."""
+    parts = []
+    for key, value in settings.items():
+        if key == "ngram_range":
+            value = ",".join(map(str, value))
+        if value is None:
+            value = "none"
+        if isinstance(value, bool):
+            parts.append(f"--{key.replace('_', '-')}" if value else f"--no-{key.replace('_', '-')}")
+        else:
+            parts.append(f"--{key.replace('_', '-')} {value}")
+    return " ".join(parts)
+
+
+def leaderboard(trials: list, metric: str, *, total: int, file: IO[str] | None = None,
+                width: int | None = None) -> None:
+    """The best settings of a search, best first, with mean and spread over the folds."""
+    from rich.table import Table
+
+    table = Table("rank", f"{metric} mean", "std", "seconds", "settings", box=None,
+                  title=f"best {len(trials)} of {total} settings", title_justify="left")
+    for rank, trial in enumerate(trials, 1):
+        table.add_row(str(rank), f"{trial.mean:.4f}", f"{trial.std:.4f}", f"{trial.seconds:.1f}",
+                      describe(trial.settings))
+    console(file, width=width or 200).print(table)
 
 
 def _short(label: str, limit: int = 12) -> str:

@@ -18,16 +18,17 @@ from .folders import list_folder, read_files
 from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message
 from .report import Document, ReadReport, check_encoding, decode
+from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
-    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Document", "LabelledCorpus", "ReadReport",
+    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "LabelledCorpus", "ReadReport",
     "check_encoding",
     "iter_unlabelled",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
-INPUT_FORMATS = ("folder", *LINE_FORMATS, *MAIL_FORMATS)
-_SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext"}
+INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
+_SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
 _FILES_PER_BATCH = 256
 
 
@@ -59,6 +60,7 @@ class LabelledCorpus:
         encoding: str = "utf-8",
         stdin: BinaryIO | None = None,
         headers: Sequence[str] = (),
+        columns: Columns | None = None,
     ) -> None:
         if isinstance(paths, str):
             raise TypeError("paths must be a list of paths, not one string")
@@ -68,6 +70,7 @@ class LabelledCorpus:
         self.report = ReadReport()
         self._stdin = stdin
         self.headers = tuple(headers)
+        self.columns = columns
         self._plan: list[tuple[str, str | None, list]] = []
         sizes: list[int | None] = []
         for path in paths:
@@ -116,6 +119,17 @@ class LabelledCorpus:
             elif fmt == "maildir":
                 for box, label in entries:
                     yield from iter_maildir(box, label, self.report, self.headers, progress)
+            elif fmt == "manifest":
+                skip = self.columns is not None and self.columns.skip_unlabelled
+                yield from read_manifest(path, self.report, encoding=self.encoding, skip_unlabelled=skip,
+                                         progress=progress)
+            elif fmt == "csv" or (fmt == "tsv" and self.columns is not None):
+                delimiter = "\t" if fmt == "tsv" else DELIMITERS.get(_suffix(path), ",")
+                yield from read_table(path, delimiter, self.columns or Columns(), self.report,
+                                      encoding=self.encoding, progress=progress)
+            elif fmt == "jsonl" and self.columns is not None and path != "-":
+                yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
+                                             progress=progress)
             elif path == "-":
                 stdin = self._stdin or sys.stdin.buffer
                 yield from self._read_lines(stdin, "<stdin>", fmt, progress)
@@ -147,6 +161,7 @@ def iter_unlabelled(
     stdin: BinaryIO | None = None,
     input_format: str | None = None,
     headers: Sequence[str] = (),
+    columns: Columns | None = None,
 ) -> Iterator[tuple[list[Document], bool]]:
     """Batches of documents to classify, in input order, and whether they came from stdin.
 
@@ -165,7 +180,15 @@ def iter_unlabelled(
                 fmt = "maildir"
             elif os.path.isfile(path) and is_mbox(path):
                 fmt = "mbox"
-        if fmt in MAIL_FORMATS:
+        if columns is not None and _suffix(path) in (*DELIMITERS, ".jsonl", ".ndjson"):
+            rows_of = Columns(columns.text, None, columns.id)
+            if _suffix(path) in DELIMITERS:
+                rows = read_table(path, DELIMITERS[_suffix(path)], rows_of, report, encoding=encoding)
+            else:
+                rows = read_jsonl_fields(path, rows_of, report, encoding=encoding)
+            while batch := list(itertools.islice(rows, _FILES_PER_BATCH)):
+                yield batch, False
+        elif fmt in MAIL_FORMATS:
             yield from _unlabelled_mail(path, fmt, report, headers, stdin)
         elif path == "-":
             for raw_lines in iter_line_batches(stdin or sys.stdin.buffer):

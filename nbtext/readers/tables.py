@@ -1,0 +1,150 @@
+"""Tables and manifests: CSV/TSV with a header row, JSONL with named fields, path<TAB>label lists.
+
+Rows keep their quoting rules (embedded newlines, doubled quotes) and may hold very long
+fields. A row without a label is an error naming the file and line, unless the caller asked
+to skip such rows, which are then counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ..errors import DataError
+from .report import Document, ReadReport, decode
+
+# The csv module refuses fields over 128 KiB by default; documents can be far longer.
+csv.field_size_limit(sys.maxsize)
+
+DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which columns (tables) or dotted field paths (JSONL) hold the text, label and id."""
+
+    text: str = "text"
+    label: str | None = "label"
+    id: str | None = None
+    skip_unlabelled: bool = False
+
+
+def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str,
+               progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+    """One Document per data row of a CSV/TSV file with a header row."""
+    with open(path, encoding=encoding, errors="surrogateescape", newline="") as handle:
+        rows = csv.reader(handle, delimiter=delimiter)
+        header = next(rows, None)
+        if header is None:
+            return
+        index = {name: i for i, name in enumerate(header)}
+        wanted = [c for c in (columns.text, columns.label, columns.id) if c is not None]
+        missing = [name for name in wanted if name not in index]
+        if missing:
+            raise DataError(f"{path}: no column {missing[0]!r}; the header has: {', '.join(header)}")
+        start = 1
+        for row in rows:
+            where = f"{path}:{start + 1}"
+            start = rows.line_num
+            if not row:
+                report.skip("blank line", where)
+                continue
+            fields = {name: row[i] if i < len(row) else "" for name, i in index.items()}
+            yield from _document(fields.get, where, columns, report, encoding)
+        if progress is not None:
+            progress(os.path.getsize(path))
+
+
+def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encoding: str,
+                      progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+    """One Document per line of a JSONL file, fields found by dotted paths (``meta.lang``)."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if progress is not None:
+                progress(len(raw))
+            where = f"{path}:{number}"
+            if not raw.strip():
+                report.skip("blank line", where)
+                continue
+            text, replaced = decode(raw, encoding)
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise DataError(f"{where}: not valid JSON ({error.msg}, column {error.colno})") from None
+            for doc in _document(lambda field: _dotted(record, field), where, columns, report, encoding):
+                yield doc if not replaced else _mark_replaced(doc, report)
+
+
+def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabelled: bool = False,
+                  progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+    """Documents listed in a ``path<TAB>label`` file; relative paths are from its folder."""
+    base = os.path.dirname(os.path.abspath(path))
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            where = f"{path}:{number}"
+            line = raw.rstrip(b"\r\n").decode(encoding, "surrogateescape")
+            if not line.strip():
+                report.skip("blank line", where)
+                continue
+            name, _, label = line.partition("\t")
+            if not label.strip():
+                if skip_unlabelled:
+                    report.skip("no label", where)
+                    continue
+                raise DataError(f"{where}: no label; expected PATH<TAB>LABEL (or pass --skip-unlabelled)")
+            document = os.path.join(base, name)
+            try:
+                with open(document, "rb") as file:
+                    data = file.read()
+            except OSError as error:
+                raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
+            text, replaced = decode(data, encoding)
+            yield report.add(Document(text, label.strip(), document), replaced=replaced)
+            if progress is not None:
+                progress(len(data))
+
+
+def _document(get: Callable[[str], object], where: str, columns: Columns, report: ReadReport,
+              encoding: str) -> Iterator[Document]:
+    text = get(columns.text)
+    if text is None:
+        raise DataError(f"{where}: no {columns.text!r} field")
+    text, replaced = _clean(str(text), encoding)
+    label = None
+    if columns.label is not None:
+        value = get(columns.label)
+        label = None if value is None else _clean(str(value), encoding)[0].strip()
+        if not label:
+            if columns.skip_unlabelled:
+                report.skip("no label", where)
+                return
+            raise DataError(f"{where}: no label in {columns.label!r} (or pass --skip-unlabelled)")
+    source = where
+    if columns.id is not None:
+        ident = get(columns.id)
+        source = where if ident in (None, "") else str(ident)
+    yield report.add(Document(text, label, source), replaced=replaced)
+
+
+def _clean(value: str, encoding: str) -> tuple[str, bool]:
+    """Undo surrogate escapes: invalid bytes become U+FFFD, and the flag says so."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in value):
+        return value, False
+    return value.encode(encoding, "surrogateescape").decode(encoding, "replace"), True
+
+
+def _dotted(record: object, path: str) -> object:
+    for key in path.split("."):
+        if not isinstance(record, dict) or key not in record:
+            return None
+        record = record[key]
+    return record
+
+
+def _mark_replaced(doc: Document, report: ReadReport) -> Document:
+    report.replaced.append(doc.source)
+    return doc

@@ -1,0 +1,160 @@
+"""Model selection: stratified cross-validation, held-out splits and a grid search over settings.
+
+Documents are analyzed once per analyzer and counted once per fold and counting setup; every
+NB setting (variant, alpha, IDF, pruning) is then a cheap rebuild from those counts. The data
+are held in memory, so this is for corpora that fit in it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .analysis import Analyzer
+from .counting import ClassCounts
+from .errors import DataError
+from .metrics import evaluate
+from .model import Model
+from .readers import Document
+
+#: Settings fixed when documents are counted; the rest are applied when a model is built.
+COUNTING_KEYS = ("analyzer", "ngram_range", "tf", "doc_norm")
+
+#: The default search: chosen from measurements on the shared corpora (README, "Accuracy").
+DEFAULT_GRID: dict[str, list[Any]] = {
+    "variant": ["complement", "multinomial"],
+    "alpha": [0.01, 0.03, 0.1, 0.3, 1.0],
+    "ngram_range": [(1, 1), (1, 2)],
+    "tf": ["raw", "binary", "log"],
+    "doc_norm": [None, "l2"],
+    "idf": [False, True],
+}
+
+
+def stratified_folds(labels: Sequence[str], k: int, seed: int) -> np.ndarray:
+    """The fold (0..k-1) of each document: every class spread evenly, shuffled with ``seed``.
+
+    >>> stratified_folds(["a"] * 4 + ["b"] * 2, 2, seed=0).tolist()
+    [1, 0, 0, 1, 0, 1]
+    """
+    if k < 2:
+        raise DataError("cross-validation needs at least 2 folds")
+    rng = random.Random(seed)
+    fold = np.empty(len(labels), dtype=np.int64)
+    for label in sorted(set(labels)):
+        members = [i for i, lab in enumerate(labels) if lab == label]
+        rng.shuffle(members)
+        fold[members] = np.arange(len(members)) % k
+    return fold
+
+
+def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
+    """A stratified boolean mask of the documents held out for testing."""
+    if not 0 < fraction < 1:
+        raise DataError("--test-split must be between 0 and 1, e.g. 0.2")
+    rng = random.Random(seed)
+    mask = np.zeros(len(labels), dtype=bool)
+    for label in sorted(set(labels)):
+        members = [i for i, lab in enumerate(labels) if lab == label]
+        rng.shuffle(members)
+        mask[members[: round(len(members) * fraction)]] = True
+    return mask
+
+
+@dataclass
+class Trial:
+    """One point of the grid and its score on each fold."""
+
+    settings: dict[str, Any]
+    metric: str = "accuracy"
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def scores(self) -> list[float]:
+        return [report[self.metric] for report in self.reports]
+
+    @property
+    def mean(self) -> float:
+        return statistics.mean(self.scores)
+
+    @property
+    def std(self) -> float:
+        return statistics.pstdev(self.scores)
+
+    def summary(self) -> dict[str, Any]:
+        """Mean and standard deviation over the folds of the headline figures."""
+        out: dict[str, Any] = {"folds": len(self.reports)}
+        for name in ("accuracy", "macro_f1", "log_loss"):
+            values = [report[name] for report in self.reports]
+            out[name] = {"mean": statistics.mean(values), "std": statistics.pstdev(values)}
+        return out
+
+
+def expand(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the grid's values, in a stable order."""
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def cross_validate(
+    documents: Sequence[Document],
+    candidates: Iterable[dict[str, Any]],
+    *,
+    k: int = 5,
+    seed: int = 0,
+    base_analyzer: Analyzer | None = None,
+    metric: str = "accuracy",
+    progress: Callable[[int], None] | None = None,
+) -> list[Trial]:
+    """Score each candidate setting by stratified k-fold cross-validation.
+
+    A candidate is a dict of Model settings plus any of ``analyzer``, ``ngram_range``, ``tf``,
+    ``doc_norm``. ``progress`` is called once per (fold, candidate) done.
+    """
+    labels = [doc.label for doc in documents]
+    if len(set(labels)) < 2:
+        raise DataError("cross-validation needs at least two classes")
+    folds = stratified_folds(labels, k, seed)
+    trials = [Trial(dict(c), metric) for c in candidates]
+    base = base_analyzer or Analyzer()
+    by_counting: dict[tuple, list[Trial]] = {}
+    for trial in trials:
+        key = tuple(str(trial.settings.get(name)) for name in COUNTING_KEYS)
+        by_counting.setdefault(key, []).append(trial)
+    features_cache: dict[Analyzer, list[list[str]]] = {}
+    for group in by_counting.values():
+        first = group[0].settings
+        analyzer = Analyzer(
+            analyzer=first.get("analyzer", base.analyzer), ngram_range=first.get("ngram_range", base.ngram_range),
+            lowercase=base.lowercase, stop_words=base.stop_words, headers=base.headers,
+        )
+        if analyzer not in features_cache:
+            features_cache.clear()  # one analyzer's features at a time keeps memory bounded
+            features_cache[analyzer] = [analyzer(doc.text) for doc in documents]
+        features = features_cache[analyzer]
+        for f in range(k):
+            train_idx = np.flatnonzero(folds != f)
+            test_idx = np.flatnonzero(folds == f)
+            counts = ClassCounts(tf=first.get("tf", "raw"), doc_norm=first.get("doc_norm"))
+            counts.add([features[i] for i in train_idx], [labels[i] for i in train_idx])
+            frozen = counts.finalized()
+            test_features = [features[i] for i in test_idx]
+            test_labels = [labels[i] for i in test_idx]
+            for trial in group:
+                started = time.perf_counter()
+                settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
+                model = Model(analyzer, frozen, settings)
+                log_proba = model.core.predict_log_proba(model.vectorize_features(test_features))
+                trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+                trial.seconds += time.perf_counter() - started
+                if progress is not None:
+                    progress(1)
+    return trials

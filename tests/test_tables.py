@@ -1,0 +1,81 @@
+"""Tables, JSONL fields and manifests, through the CLI, on real SMS messages."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from nbtext.readers import Columns, LabelledCorpus
+
+from .conftest import TICKETS, corpus_path, run
+
+
+@pytest.fixture(scope="module")
+def sms_rows():
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_text("utf-8").splitlines()
+    return [line.split("\t", 1) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def sms_csv(sms_rows, tmp_path_factory):
+    """The SMS corpus as a CSV with a header, quoted fields and a multi-line message."""
+    path = tmp_path_factory.mktemp("csv") / "sms.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "category", "body"])
+        for n, (label, text) in enumerate(sms_rows):
+            writer.writerow([f"m{n}", label, text.replace(" ", "\n", 1) if n == 3 else text])
+    return path
+
+
+def test_csv_columns_train_eval_predict(sms_csv, sms_rows, tmp_path):
+    columns = ["--text-column", "body", "--label-column", "category"]
+    result = run(["train", sms_csv, *columns, "-o", tmp_path / "m"])
+    assert result.stderr.startswith("read 5,574 documents\n")
+    report = json.loads(run(["eval", tmp_path / "m", sms_csv, *columns, "--format", "json"]).stdout)
+    assert report["n_documents"] == 5574 and report["accuracy"] > 0.98
+    out = run(["predict", tmp_path / "m", sms_csv, "--text-column", "body", "--id-column", "id"]).stdout
+    lines = out.splitlines()
+    assert len(lines) == 5574 and lines[0].split("\t")[0] == "m0" and lines[-1].startswith("m5573\t")
+    docs = list(LabelledCorpus([str(sms_csv)], columns=Columns("body", "category")))
+    assert docs[3].text == sms_rows[3][1].replace(" ", "\n", 1)  # the embedded newline survived
+
+
+def test_missing_labels_stop_or_are_counted(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('text,label\n"fine, quoted",ham\n"no label here",\n"win ""cash"" now",spam\n')
+    result = run(["train", path, "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == f"Error: {path}:3: no label in 'label' (or pass --skip-unlabelled)\n"
+    result = run(["train", path, "-o", tmp_path / "m", "--skip-unlabelled"])
+    assert result.stderr.startswith(f"read 2 documents\n1 skipped: no label\n")
+    docs = list(LabelledCorpus([str(path)], columns=Columns(skip_unlabelled=True)))
+    assert [d.text for d in docs] == ["fine, quoted", 'win "cash" now']
+
+
+def test_a_100_mb_field(tmp_path):
+    path = tmp_path / "big.tsv"
+    big = "spam " * 20_000_000
+    path.write_text(f"label\ttext\nham\tshort one\nspam\t{big}\n")
+    docs = list(LabelledCorpus([str(path)], columns=Columns()))
+    assert [len(d.text) for d in docs] == [9, 100_000_000]
+
+
+def test_jsonl_dotted_fields(tmp_path):
+    path = tmp_path / "d.jsonl"
+    records = [{"meta": {"y": "spam"}, "body": {"text": "win cash"}, "id": 7},
+               {"meta": {"y": "ham"}, "body": {"text": "lunch at noon"}, "id": 8}]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    docs = list(LabelledCorpus([str(path)], columns=Columns("body.text", "meta.y", "id")))
+    assert [(d.label, d.text, d.source) for d in docs] == [("spam", "win cash", "7"), ("ham", "lunch at noon", "8")]
+
+
+def test_manifest_points_to_files(tmp_path):
+    manifest = tmp_path / "list.txt"
+    train = TICKETS / "train"
+    manifest.write_text(f"{train / 'billing' / '000.txt'}\tbilling\n{train / 'shipping' / '000.txt'}\tshipping\n\n")
+    corpus = LabelledCorpus([str(manifest)], input_format="manifest")
+    assert [(d.label, d.source) for d in corpus] == [("billing", str(train / "billing" / "000.txt")),
+                                                     ("shipping", str(train / "shipping" / "000.txt"))]
+    assert corpus.report.skipped == {"blank line": [f"{manifest}:3"]}
