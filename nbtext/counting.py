@@ -220,60 +220,93 @@ class ClassCounts:
         self._class_docs = np.concatenate([self._class_docs, np.zeros(shape[0] - have_c)])
 
     def finalized(self) -> FrozenCounts:
-        """The counts so far with terms and classes in sorted order."""
+        """The counts so far, stored sparsely, with terms and classes in sorted order."""
         n_classes, n_terms = len(self.label_ids), len(self.vocabulary)
-        return FrozenCounts(
-            terms=list(self.vocabulary),
-            classes=self.classes,
-            term_counts=self._term_counts[:n_classes, :n_terms],
-            doc_freq=self._doc_freq[:n_classes, :n_terms],
-            class_docs=self._class_docs[:n_classes],
-            weighted=self._weighted[:n_classes, :n_terms] if self.weighted else None,
-            tf=self.tf,
-            doc_norm=self.doc_norm,
-        ).sorted()
+        doc_freq = self._doc_freq[:n_classes, :n_terms]
+        classes, terms = np.nonzero(doc_freq)
+        values = {"term_counts": self._term_counts[classes, terms], "doc_freq": doc_freq[classes, terms]}
+        if self.weighted:
+            values["weighted"] = self._weighted[classes, terms]
+        return FrozenCounts(list(self.vocabulary), self.classes, classes, terms, values,
+                            self._class_docs[:n_classes].copy(), self.tf, self.doc_norm).sorted()
 
 
 @dataclass(frozen=True)
 class FrozenCounts:
-    """Finished per-class sums (see ClassCounts), the form kept in a model file."""
+    """Finished per-class sums (see ClassCounts), the form kept in a model file.
+
+    Stored sparsely, one entry per (class, term) that occurs: most terms occur in few classes,
+    so this is several times smaller than the dense matrices, and a model can keep the counts
+    of every term it saw (for merging and re-pruning) and still load fast.
+    """
 
     terms: list[str]
     classes: list[str]
-    term_counts: np.ndarray
-    doc_freq: np.ndarray
+    class_index: np.ndarray
+    term_index: np.ndarray
+    #: ``term_counts``, ``doc_freq`` and, when documents were transformed, ``weighted``: one
+    #: value per entry.
+    values: dict[str, np.ndarray]
     class_docs: np.ndarray
-    #: Sums of transformed documents (see ``weigh_rows``); None when raw counts or presence do.
-    weighted: np.ndarray | None = None
     tf: str = "raw"
     doc_norm: str | None = None
 
-    def statistic(self) -> np.ndarray:
-        """The per-class sums of documents as transformed by ``tf`` and ``doc_norm``."""
-        if self.weighted is not None:
-            return self.weighted
-        return self.doc_freq if self.tf == "binary" else self.term_counts
+    def dense(self, name: str, columns: np.ndarray | None = None) -> np.ndarray:
+        """The (classes x ``columns``) matrix of one statistic; all terms by default."""
+        values = self.values[name]
+        if columns is None:
+            out = np.zeros((len(self.classes), len(self.terms)))
+            out[self.class_index, self.term_index] = values
+            return out
+        position = np.full(len(self.terms), -1, dtype=np.int64)
+        position[columns] = np.arange(len(columns))
+        where = position[self.term_index]
+        keep = where >= 0
+        out = np.zeros((len(self.classes), len(columns)))
+        out[self.class_index[keep], where[keep]] = values[keep]
+        return out
+
+    @property
+    def term_counts(self) -> np.ndarray:
+        """Dense (classes x terms) occurrences; for small data and tests."""
+        return self.dense("term_counts")
+
+    @property
+    def doc_freq(self) -> np.ndarray:
+        """Dense (classes x terms) document frequencies; for small data and tests."""
+        return self.dense("doc_freq")
+
+    def statistic_name(self) -> str:
+        """Which sums hold the documents as transformed by ``tf`` and ``doc_norm``."""
+        if "weighted" in self.values:
+            return "weighted"
+        return "doc_freq" if self.tf == "binary" else "term_counts"
+
+    def _per_term(self, name: str) -> np.ndarray:
+        return np.bincount(self.term_index, weights=self.values[name], minlength=len(self.terms))
 
     def idf(self) -> np.ndarray:
         """Smoothed inverse document frequency of each term, ``log((1 + n) / (1 + df)) + 1``."""
         n_docs = self.class_docs.sum()
-        return np.log((1.0 + n_docs) / (1.0 + self.doc_freq.sum(axis=0))) + 1.0
+        return np.log((1.0 + n_docs) / (1.0 + self._per_term("doc_freq"))) + 1.0
+
+    def _reindexed(self, terms: list[str], classes: list[str], term_map: np.ndarray,
+                   class_map: np.ndarray) -> FrozenCounts:
+        """The same entries under new term and class numbers, merged where they coincide."""
+        term_index, class_index = term_map[self.term_index], class_map[self.class_index]
+        return _combine(terms, classes, [(term_index, class_index, self.values)], self.class_docs, class_map,
+                        self.tf, self.doc_norm)
 
     def sorted(self) -> FrozenCounts:
         """The same counts with terms and classes in sorted order (same data, same bytes)."""
-        term_order = np.array(sorted(range(len(self.terms)), key=self.terms.__getitem__), dtype=np.int64)
-        class_order = np.array(sorted(range(len(self.classes)), key=self.classes.__getitem__), dtype=np.int64)
-        pick = np.ix_(class_order, term_order)
-        return FrozenCounts(
-            terms=[self.terms[i] for i in term_order],
-            classes=[self.classes[i] for i in class_order],
-            term_counts=np.ascontiguousarray(self.term_counts[pick]),
-            doc_freq=np.ascontiguousarray(self.doc_freq[pick]),
-            class_docs=self.class_docs[class_order].copy(),
-            weighted=None if self.weighted is None else np.ascontiguousarray(self.weighted[pick]),
-            tf=self.tf,
-            doc_norm=self.doc_norm,
-        )
+        term_order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
+        class_order = sorted(range(len(self.classes)), key=self.classes.__getitem__)
+        term_map = np.empty(len(self.terms), dtype=np.int64)
+        term_map[term_order] = np.arange(len(term_order))
+        class_map = np.empty(len(self.classes), dtype=np.int64)
+        class_map[class_order] = np.arange(len(class_order))
+        return self._reindexed([self.terms[i] for i in term_order], [self.classes[i] for i in class_order],
+                               term_map, class_map)
 
     def merge(self, other: FrozenCounts) -> FrozenCounts:
         """Counts of both runs together, as if all their documents had been counted at once."""
@@ -284,19 +317,15 @@ class FrozenCounts:
             )
         terms = sorted(set(self.terms) | set(other.terms))
         classes = sorted(set(self.classes) | set(other.classes))
-        term_index = {term: i for i, term in enumerate(terms)}
-        class_index = {label: i for i, label in enumerate(classes)}
-        names = ["term_counts", "doc_freq"] + (["weighted"] if self.weighted is not None else [])
-        merged = {name: np.zeros((len(classes), len(terms))) for name in names}
-        class_docs = np.zeros(len(classes))
+        term_number = dict(zip(terms, range(len(terms))))
+        class_number = dict(zip(classes, range(len(classes))))
+        parts, class_docs = [], np.zeros(len(classes))
         for part in (self, other):
-            cols = np.array([term_index[t] for t in part.terms], dtype=np.int64)
-            rows = np.array([class_index[c] for c in part.classes], dtype=np.int64)
-            for name, total in merged.items():
-                total[np.ix_(rows, cols)] += getattr(part, name)
-            class_docs[rows] += part.class_docs
-        return FrozenCounts(terms, classes, merged["term_counts"], merged["doc_freq"], class_docs,
-                            merged.get("weighted"), self.tf, self.doc_norm)
+            term_map = np.fromiter(map(term_number.__getitem__, part.terms), dtype=np.int64, count=len(part.terms))
+            class_map = np.array([class_number[c] for c in part.classes], dtype=np.int64)
+            parts.append((term_map[part.term_index], class_map[part.class_index], part.values))
+            np.add.at(class_docs, class_map, part.class_docs)
+        return _combine(terms, classes, parts, class_docs, None, self.tf, self.doc_norm)
 
     def keep_terms(self, min_df: float = 1, max_df: float = 1.0, max_features: int | None = None) -> np.ndarray:
         """Indices of the terms that survive document-frequency pruning, in term order.
@@ -306,14 +335,14 @@ class FrozenCounts:
         (ties broken by term order, so the result is deterministic).
         """
         n_docs = float(self.class_docs.sum())
-        df = self.doc_freq.sum(axis=0)
+        df = self._per_term("doc_freq")
         low = min_df if isinstance(min_df, (int, np.integer)) else min_df * n_docs
         high = max_df if isinstance(max_df, (int, np.integer)) else max_df * n_docs
         if high < low:
             raise DataError("--max-df keeps fewer documents than --min-df; raise --max-df or lower --min-df")
         kept = np.flatnonzero((df >= low) & (df <= high))
         if max_features is not None and len(kept) > max_features:
-            frequency = self.term_counts[:, kept].sum(axis=0)
+            frequency = self._per_term("term_counts")[kept]
             kept = np.sort(kept[np.argsort(-frequency, kind="stable")[:max_features]])
         if len(kept) == 0 and len(self.terms):
             raise DataError("no terms remain after pruning; lower --min-df or raise --max-df")
@@ -328,8 +357,12 @@ class FrozenCounts:
             "terms": np.frombuffer("\n".join(self.terms).encode("utf-8"), dtype=np.uint8),
             "n_terms": len(self.terms),
             "classes": list(self.classes),
-            "term_counts": self.term_counts, "doc_freq": self.doc_freq, "class_docs": self.class_docs,
-            "weighted": self.weighted, "tf": self.tf, "doc_norm": self.doc_norm,
+            "class_index": self.class_index.astype(np.int32),
+            "term_index": self.term_index.astype(np.int32),
+            "values": dict(self.values),
+            "class_docs": self.class_docs,
+            "tf": self.tf,
+            "doc_norm": self.doc_norm,
         }
 
     @classmethod
@@ -339,4 +372,25 @@ class FrozenCounts:
         terms = data["terms"].tobytes().decode("utf-8").split("\n") if n_terms else []
         if len(terms) != n_terms:
             raise ValueError(f"{len(terms)} terms stored where {n_terms} were expected")
+        data["class_index"] = data["class_index"].astype(np.int64)
+        data["term_index"] = data["term_index"].astype(np.int64)
         return cls(**{**data, "terms": terms})
+
+
+def _combine(terms: list[str], classes: list[str], parts: list[tuple[np.ndarray, np.ndarray, dict]],
+             class_docs: np.ndarray, class_map: np.ndarray | None, tf: str, doc_norm: str | None) -> FrozenCounts:
+    """FrozenCounts from entries (term, class, values) that may repeat: repeats are summed and
+    the entries sorted by term, then class."""
+    if class_map is not None:
+        reordered = np.zeros(len(classes))
+        reordered[class_map] = class_docs
+        class_docs = reordered
+    term_index = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    class_index = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    keys, where = np.unique(term_index * max(len(classes), 1) + class_index, return_inverse=True)
+    values = {}
+    for name in parts[0][2]:
+        column = np.concatenate([p[2][name] for p in parts])
+        values[name] = np.bincount(where, weights=column, minlength=len(keys))
+    width = max(len(classes), 1)
+    return FrozenCounts(terms, classes, keys % width, keys // width, values, class_docs, tf, doc_norm)

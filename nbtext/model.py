@@ -78,8 +78,8 @@ class Model:
         self.terms = counts.terms if everything else [counts.terms[i] for i in kept]
         # Bernoulli NB models presence; the others take the (transformed) sums.
         self._weigh = s["variant"] != "bernoulli" and (counts.tf != "raw" or counts.doc_norm or s["idf"])
-        statistic = counts.doc_freq if s["variant"] == "bernoulli" else counts.statistic()
-        statistic = statistic if everything else statistic[:, kept]
+        name = "doc_freq" if s["variant"] == "bernoulli" else counts.statistic_name()
+        statistic = counts.dense(name, None if everything else kept)
         self._idf = None
         if s["idf"] and s["variant"] != "bernoulli":
             self._idf = counts.idf()[kept]
