@@ -4,7 +4,8 @@ The public API is imported lazily, so that ``nbtext predict`` starts without pay
 it does not use.
 
 >>> import nbtext
->>> model = nbtext.train([nbtext.Document("free cash", "spam", "1"), nbtext.Document("see you", "ham", "2")])
+>>> docs = [nbtext.Document("free cash", "spam", "1"), nbtext.Document("see you", "ham", "2")]
+>>> model = nbtext.train(docs, settings={"min_df": 1})  # the default drops words seen only once
 >>> model.predict(["cash for free"])
 ['spam']
 """

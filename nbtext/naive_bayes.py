@@ -21,17 +21,22 @@ class NaiveBayes:
     """The shared machinery of the discrete Naive Bayes variants.
 
     The base owns ``fit``/``partial_fit``, the class priors, and the ``predict`` family (one
-    log-sum-exp). A variant supplies three things:
+    log-sum-exp). A variant supplies:
 
     - ``_statistic(X)``: what is counted per class from a document matrix (the counts
       themselves, or presence for Bernoulli);
-    - ``_update_weights()``: ``feature_log_prob_`` (and any extra state) from
-      ``feature_count_`` and ``class_count_`` with smoothing ``alpha``;
-    - ``_joint_log_likelihood(X)`` and ``_feature_scores()``, the per-class score of each
-      feature used by ``top_features`` (how much a feature raises the class).
+    - ``_prepare()``: cheap per-class aggregates of ``feature_count_`` and ``class_count_``;
+    - ``_log_prob(columns)``: ``feature_log_prob_`` for some columns only, and
+      ``_jll_weights(columns)``/``_jll_bias()``, with which a document scores
+      ``x @ weights.T + bias``;
+    - ``_feature_scores()``, the per-class score of each feature used by ``top_features``
+      (how much a feature raises the class).
 
-    Because ``feature_count_`` and ``class_count_`` are plain sums, ``partial_fit`` on parts
-    equals ``fit`` on the whole, and ``fit_counts`` takes sums made elsewhere.
+    Prediction computes weights only for the columns a batch uses, so a fresh process
+    classifying one message does not pay for the whole vocabulary; ``feature_log_prob_`` is
+    computed in full on first use. Because ``feature_count_`` and ``class_count_`` are plain
+    sums, ``partial_fit`` on parts equals ``fit`` on the whole, and ``fit_counts`` takes sums
+    made elsewhere.
     """
 
     def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None) -> None:
@@ -112,9 +117,10 @@ class NaiveBayes:
         return self
 
     def fit_counts(self, feature_count: Any, class_count: Any, *, classes: Any) -> NaiveBayes:
-        """Take per-class sums made elsewhere (the CLI's streaming counts, a merged run)."""
+        """Take per-class sums made elsewhere (the CLI's streaming counts, a merged run);
+        ``feature_count`` is used as given, not copied."""
         self.classes_ = np.asarray(classes)
-        self.feature_count_ = np.array(feature_count, dtype=np.float64, ndmin=2)
+        self.feature_count_ = np.asarray(feature_count, dtype=np.float64)
         self.class_count_ = np.array(class_count, dtype=np.float64, ndmin=1)
         self.n_features_in_ = self.feature_count_.shape[1]
         if self.feature_count_.shape[0] != len(self.classes_) or self.class_count_.shape != (len(self.classes_),):
@@ -125,8 +131,17 @@ class NaiveBayes:
     def _update(self) -> None:
         if self.alpha is None or np.any(np.asarray(self.alpha) <= 0):
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        self.__dict__.pop("_full_log_prob", None)
         self._update_class_log_prior()
-        self._update_weights()
+        self._prepare()
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """Log-probability (or Complement weight) of every feature for every class."""
+        self._check_fitted()
+        if "_full_log_prob" not in self.__dict__:
+            self._full_log_prob = self._log_prob(slice(None))
+        return self._full_log_prob
 
     def _update_class_log_prior(self) -> None:
         n_classes = len(self.classes_)
@@ -176,12 +191,15 @@ class NaiveBayes:
         self._check_fitted()
         X = CountMatrix.coerce(X)
         self._check_n_features(X)
-        return self._joint_log_likelihood(X)
+        X = self._statistic(X)
+        columns = np.unique(X.indices)
+        used = CountMatrix(X.indptr, np.searchsorted(columns, X.indices), X.data, len(columns))
+        return used.dot(self._jll_weights(columns)) + self._jll_bias()
 
     # --- checks --------------------------------------------------------------------------
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "feature_log_prob_"):
+        if not hasattr(self, "feature_count_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     def _check_n_features(self, X: CountMatrix) -> None:
@@ -204,14 +222,27 @@ class NaiveBayes:
     def _statistic(self, X: CountMatrix) -> CountMatrix:
         return X
 
-    def _update_weights(self) -> None:
+    def _prepare(self) -> None:
         raise NotImplementedError
 
-    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
+    def _log_prob(self, columns: Any) -> np.ndarray:
         raise NotImplementedError
+
+    def _jll_weights(self, columns: np.ndarray) -> np.ndarray:
+        return self._log_prob(columns)
+
+    def _jll_bias(self) -> np.ndarray:
+        return self.class_log_prior_
 
     def _feature_scores(self) -> np.ndarray:
         raise NotImplementedError
+
+    def _column_sums(self, per_columns) -> np.ndarray:
+        """Sum over every feature of ``per_columns(block)``, block by block (bounded memory)."""
+        total = np.zeros(len(self.classes_))
+        for start in range(0, self.n_features_in_, _BLOCK):
+            total += per_columns(slice(start, start + _BLOCK)).sum(axis=1)
+        return total
 
 
 class MultinomialNB(NaiveBayes):
@@ -241,16 +272,11 @@ class MultinomialNB(NaiveBayes):
     ['china']
     """
 
-    def _update_weights(self) -> None:
-        # In place: one array of the model's size, not three (this runs on every model load).
-        weights = self.feature_count_ + self.alpha
-        norm = np.log(weights.sum(axis=1, keepdims=True))
-        np.log(weights, out=weights)
-        weights -= norm
-        self.feature_log_prob_ = weights
+    def _prepare(self) -> None:
+        self._log_total = np.log(self.feature_count_.sum(axis=1) + self.alpha * self.n_features_in_)
 
-    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
-        return X.dot(self.feature_log_prob_) + self.class_log_prior_
+    def _log_prob(self, columns: Any) -> np.ndarray:
+        return np.log(self.feature_count_[:, columns] + self.alpha) - self._log_total[:, None]
 
     def _feature_scores(self) -> np.ndarray:
         rest = self.feature_count_.sum(axis=0) - self.feature_count_ + self.alpha
@@ -280,16 +306,20 @@ class BernoulliNB(NaiveBayes):
             return X
         return CountMatrix(X.indptr, X.indices, (X.data > self.binarize).astype(np.float64), X.n_features)
 
-    def _update_weights(self) -> None:
-        smoothed = self.feature_count_ + self.alpha
-        self.feature_log_prob_ = np.log(smoothed) - np.log(self.class_count_ + 2 * self.alpha)[:, None]
-        self._log_absent = np.log1p(-np.exp(self.feature_log_prob_))
+    def _prepare(self) -> None:
+        self._log_docs = np.log(self.class_count_ + 2 * self.alpha)
+        # Absent words count too: every document starts from the sum of log(1 - p) over all words.
+        self._bias = self.class_log_prior_ + self._column_sums(lambda cols: np.log1p(-np.exp(self._log_prob(cols))))
 
-    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
-        X = self._statistic(X)
-        return X.dot(self.feature_log_prob_ - self._log_absent) + (
-            self.class_log_prior_ + self._log_absent.sum(axis=1)
-        )
+    def _log_prob(self, columns: Any) -> np.ndarray:
+        return np.log(self.feature_count_[:, columns] + self.alpha) - self._log_docs[:, None]
+
+    def _jll_weights(self, columns: np.ndarray) -> np.ndarray:
+        present = self._log_prob(columns)
+        return present - np.log1p(-np.exp(present))
+
+    def _jll_bias(self) -> np.ndarray:
+        return self._bias
 
     def _feature_scores(self) -> np.ndarray:
         rest = self.feature_count_.sum(axis=0) - self.feature_count_ + self.alpha
@@ -310,16 +340,26 @@ class ComplementNB(NaiveBayes):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
         self.norm = norm
 
-    def _update_weights(self) -> None:
-        complement = self.feature_count_.sum(axis=0) + self.alpha - self.feature_count_
-        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
-        self.feature_log_prob_ = logged / logged.sum(axis=1, keepdims=True) if self.norm else -logged
+    def _prepare(self) -> None:
+        self._feature_all = self.feature_count_.sum(axis=0)
+        all_words = self._feature_all.sum() + self.alpha * self.n_features_in_
+        self._log_complement_total = np.log(all_words - self.feature_count_.sum(axis=1))
+        if self.norm:
+            self._logged_total = self._column_sums(self._logged)
 
-    def _joint_log_likelihood(self, X: CountMatrix) -> np.ndarray:
-        jll = X.dot(self.feature_log_prob_)
+    def _logged(self, columns: Any) -> np.ndarray:
+        """log P(w | not c) for some columns."""
+        complement = self._feature_all[columns] + self.alpha - self.feature_count_[:, columns]
+        return np.log(complement) - self._log_complement_total[:, None]
+
+    def _log_prob(self, columns: Any) -> np.ndarray:
+        logged = self._logged(columns)
+        return logged / self._logged_total[:, None] if self.norm else -logged
+
+    def _jll_bias(self) -> np.ndarray:
         if len(self.classes_) == 1:
-            jll += self.class_log_prior_
-        return jll
+            return self.class_log_prior_
+        return np.zeros(len(self.classes_))
 
     def _feature_scores(self) -> np.ndarray:
         # Weights point away from the complement; a word favours c by how much more it adds to
@@ -330,6 +370,9 @@ class ComplementNB(NaiveBayes):
             return weights.copy()
         return weights - (weights.sum(axis=0) - weights) / (n_classes - 1)
 
+
+#: Columns per block when a sum over the whole vocabulary is needed.
+_BLOCK = 1 << 16
 
 VARIANTS: dict[str, type[NaiveBayes]] = {
     "multinomial": MultinomialNB,

@@ -32,12 +32,17 @@ def count_documents(documents: Iterable[Document], analyzer: Analyzer, counts: C
     return counts
 
 
+#: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
+DEFAULT_ANALYZER = Analyzer(ngram_range=(1, 2))
+DEFAULT_TF, DEFAULT_DOC_NORM = "log", "l2"
+
+
 def train(
     documents: Iterable[Document],
     *,
     analyzer: Analyzer | None = None,
-    tf: str = "raw",
-    doc_norm: str | None = None,
+    tf: str = DEFAULT_TF,
+    doc_norm: str | None = DEFAULT_DOC_NORM,
     settings: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
 ) -> Model:
@@ -50,13 +55,13 @@ def train(
     --------
     >>> docs = [Document("cheap pills now", "spam", "a"), Document("lunch at noon?", "ham", "b"),
     ...         Document("cheap cheap offer", "spam", "c"), Document("notes from lunch", "ham", "d")]
-    >>> model = train(docs)
+    >>> model = train(docs, settings={"min_df": 1})
     >>> model.predict(["a cheap offer", "lunch notes"])
     ['spam', 'ham']
     >>> model.summary["documents_per_class"]
     {'ham': 2, 'spam': 2}
     """
-    analyzer = analyzer or Analyzer()
+    analyzer = analyzer or DEFAULT_ANALYZER
     started = time.perf_counter()
     counts = count_documents(documents, analyzer, ClassCounts(tf=tf, doc_norm=doc_norm)).finalized()
     if not counts.classes:
