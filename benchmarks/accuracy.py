@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
+from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
 
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
@@ -62,7 +63,7 @@ def sklearn_tuned(train_docs, test_docs) -> float:
     return float(search.score([d.text for d in test_docs], [d.label for d in test_docs]))
 
 
-HEADERS = ("from", "to", "reply-to", "x-mailer", "content-type")
+HEADERS = DEFAULT_MAIL_HEADERS
 MAIL_CORPORA = ["spamassassin-2003", "enron1", "enron2", "enron3", "enron4", "enron5", "enron6"]
 
 

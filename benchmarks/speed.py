@@ -1,0 +1,162 @@
+"""Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
+
+    python benchmarks/speed.py [--runs 3] [--cold-runs 20]
+
+Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
+nbtext with the options that build scikit-learn's exact model, CountVectorizer()+MultinomialNB()
+and HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are checked
+equal. Prediction throughput on 20news-bydate/test. Cold start of one short document in a
+fresh process, next to `python -c pass` and a joblib'd scikit-learn pipeline. Medians and
+ratios; peak RSS of each child process. Every measurement runs in its own process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.protocols import corpus_root  # noqa: E402
+
+#: nbtext options that give exactly CountVectorizer() + MultinomialNB().
+SKLEARN_EQUIVALENT = ["--variant", "multinomial", "--alpha", "1", "--ngram-range", "1,1", "--min-df", "1",
+                      "--tf", "raw", "--doc-norm", "none", "--no-idf"]
+
+_SKLEARN_TRAIN = r"""
+import sys, time, json, os
+start = time.perf_counter()
+from nbtext.readers import LabelledCorpus
+docs = [d for root in sys.argv[2:] for d in LabelledCorpus([root])]
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+from sklearn.naive_bayes import MultinomialNB
+from sklearn.pipeline import make_pipeline
+vec = CountVectorizer() if sys.argv[1] == "count" else HashingVectorizer(alternate_sign=False, norm=None)
+pipe = make_pipeline(vec, MultinomialNB()).fit([d.text for d in docs], [d.label for d in docs])
+seconds = time.perf_counter() - start
+import joblib
+joblib.dump(pipe, os.environ["OUT"])
+nb = pipe[-1]
+print(json.dumps({"seconds": seconds, "total": float(nb.feature_count_.sum()), "classes": list(nb.classes_)}))
+"""
+
+_SKLEARN_PREDICT = r"""
+import sys, time, json
+import joblib
+from nbtext.readers import LabelledCorpus
+pipe = joblib.load(sys.argv[1])
+docs = list(LabelledCorpus([sys.argv[2]]))
+start = time.perf_counter()
+pipe.predict([d.text for d in docs])
+print(json.dumps({"seconds": time.perf_counter() - start, "n": len(docs)}))
+"""
+
+_SKLEARN_COLD = r"""
+import sys, joblib
+pipe = joblib.load(sys.argv[1])
+print(pipe.predict([open(sys.argv[2]).read()])[0])
+"""
+
+_NBTEXT_PREDICT = r"""
+import sys, time, json
+from nbtext.model import Model
+from nbtext.readers import LabelledCorpus
+model = Model.load(sys.argv[1])
+docs = list(LabelledCorpus([sys.argv[2]]))
+start = time.perf_counter()
+model.predict([d.text for d in docs])
+print(json.dumps({"seconds": time.perf_counter() - start, "n": len(docs)}))
+"""
+
+
+def child(args: list[str], env: dict | None = None) -> tuple[str, float, float]:
+    """Run a process; its stdout, wall seconds and peak RSS in MB."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{done.stderr}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return done.stdout, seconds, max(peak, before) / 1024
+
+
+def peak_rss(args: list[str], env: dict | None = None) -> tuple[str, float, float]:
+    """Like child, but measure this process's own peak with /usr/bin/time when available."""
+    if os.path.exists("/usr/bin/time"):
+        with tempfile.NamedTemporaryFile("r") as report:
+            out, seconds, _ = child(["/usr/bin/time", "-f", "%M", "-o", report.name, *args], env)
+            return out, seconds, int(report.read().split()[-1]) / 1024
+    return child(args, env)
+
+
+def median_run(runs: int, make) -> tuple[float, float, str]:
+    results = [make() for _ in range(runs)]
+    return statistics.median(r[1] for r in results), max(r[2] for r in results), results[-1][0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cold-runs", type=int, default=20)
+    args = parser.parse_args()
+    py = sys.executable
+    news = corpus_root("20news-bydate")
+    enron = corpus_root("enron-spam")
+    scratch = Path(tempfile.mkdtemp())
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print("| task | nbtext | CountVectorizer+MNB | ratio | HashingVectorizer+MNB | ratio |")
+    print("|---|---|---|---|---|---|")
+    for name, roots in (("20news train", [news / "train"]),
+                        ("enron-spam all", [enron / f"enron{i}" for i in range(1, 7)])):
+        ours = scratch / f"{name}.joblib"
+        nb_sec, nb_rss, _ = median_run(args.runs, lambda: peak_rss(
+            [py, "-m", "nbtext", "train", *map(str, roots), "-o", str(ours), *SKLEARN_EQUIVALENT]))
+        cells = [f"{nb_sec:.2f} s, {nb_rss:.0f} MB"]
+        for kind in ("count", "hashing"):
+            out_path = scratch / f"{name}-{kind}.joblib"
+            sk_sec, sk_rss, out = median_run(args.runs, lambda: peak_rss(
+                [py, "-c", _SKLEARN_TRAIN, kind, *map(str, roots)], {"OUT": str(out_path)}))
+            info = json.loads(out.splitlines()[-1])
+            if kind == "count":
+                from nbtext.model import Model
+
+                model = Model.load(ours)
+                assert float(model.core.feature_count_.sum()) == info["total"], "feature counts differ"
+            cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", f"{sk_sec / nb_sec:.1f}x"]
+        print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
+
+    ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
+    nb_out = json.loads(child([py, "-c", _NBTEXT_PREDICT, str(ours), str(news / "test")])[0])
+    sk_out = json.loads(child([py, "-c", _SKLEARN_PREDICT, str(theirs), str(news / "test")])[0])
+    nb_rate, sk_rate = nb_out["n"] / nb_out["seconds"], sk_out["n"] / sk_out["seconds"]
+    print(f"| 20news test: predict documents/s (in memory) | {nb_rate:,.0f} | {sk_rate:,.0f} | "
+          f"{nb_rate / sk_rate:.1f}x | | |")
+
+    one = scratch / "one.txt"
+    one.write_text("The shuttle launch was delayed again; NASA blamed the weather.\n")
+    default_model = scratch / "default.joblib"
+    child([py, "-m", "nbtext", "train", str(news / "train"), "-o", str(default_model)])
+    cold = {
+        "python -c pass": [py, "-c", "pass"],
+        "nbtext predict, sklearn-equivalent model": [py, "-m", "nbtext", "predict", str(ours), str(one)],
+        "nbtext predict, default model": [py, "-m", "nbtext", "predict", str(default_model), str(one)],
+        "joblib'd sklearn pipeline": [py, "-c", _SKLEARN_COLD, str(theirs), str(one)],
+    }
+    print(f"\n| one short document, fresh process (median of {args.cold_runs}) | seconds | peak RSS |")
+    print("|---|---|---|")
+    for label, command in cold.items():
+        seconds, rss, _ = median_run(args.cold_runs, lambda: peak_rss(command))
+        print(f"| {label} | {seconds:.3f} | {rss:.0f} MB |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
