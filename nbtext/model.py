@@ -18,7 +18,7 @@ import numpy as np
 
 from . import __version__
 from .analysis import Analyzer
-from .counting import CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms, weigh_rows
+from .counting import ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms, weigh_rows
 from .errors import ModelError, UnsafeModelError
 from .naive_bayes import VARIANTS, NaiveBayes
 
@@ -67,6 +67,8 @@ class Model:
         *,
         kept: np.ndarray | None = None,
         terms: Sequence[str] | None = None,
+        statistic: ColumnMatrix | None = None,
+        idf: np.ndarray | None = None,
     ) -> None:
         unknown = set(settings or {}) - set(self.DEFAULT_SETTINGS)
         if unknown:
@@ -88,12 +90,13 @@ class Model:
             self.terms = counts.terms if everything else [counts.terms[i] for i in kept]
         # Bernoulli NB models presence; the others take the (transformed) sums.
         self._weigh = s["variant"] != "bernoulli" and (counts.tf != "raw" or counts.doc_norm or s["idf"])
-        name = "doc_freq" if s["variant"] == "bernoulli" else counts.statistic_name()
-        statistic = counts.dense(name, None if everything else kept)
-        self._idf = None
-        if s["idf"] and s["variant"] != "bernoulli":
-            self._idf = counts.idf()[kept]
-            statistic *= self._idf
+        if statistic is None:
+            if s["idf"] and s["variant"] != "bernoulli":
+                idf = counts.idf()[kept]
+            name = "doc_freq" if s["variant"] == "bernoulli" else counts.statistic_name()
+            statistic = counts.columns(name, kept, idf)
+        self._idf = idf
+        self._statistic = statistic
         params = {"alpha": s["alpha"], "fit_prior": s["fit_prior"]}
         if s["variant"] == "complement":
             params["norm"] = s["norm"]
@@ -159,7 +162,8 @@ class Model:
             "settings": dict(self.settings),
             "counts": self.counts.to_dict(),
             # What pruning kept, so that loading need not unpack every term seen.
-            "kept": {"index": self._kept.astype(np.int64), "terms": pack_terms(self.terms)},
+            "kept": {"index": self._kept.astype(np.int64), "terms": pack_terms(self.terms),
+                     "statistic": self._statistic.to_dict(), "idf": self._idf},
             "summary": self.summary,
         }
 
@@ -206,6 +210,8 @@ class Model:
                 payload["summary"],
                 kept=kept["index"],
                 terms=PackedTerms(kept["terms"], len(kept["index"])),
+                statistic=ColumnMatrix.from_dict(kept["statistic"]),
+                idf=kept["idf"],
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None

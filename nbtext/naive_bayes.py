@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .counting import CountMatrix
+from .counting import ColumnMatrix, CountMatrix
 from .errors import NotFittedError
 
 
@@ -103,6 +103,7 @@ class NaiveBayes:
             self.class_count_ = np.zeros(len(self.classes_))
         else:
             self._check_n_features(X)
+            self.feature_count_ = np.asarray(self.feature_count_, dtype=np.float64)
         y_index = np.searchsorted(self.classes_, y)
         unknown = (y_index >= len(self.classes_)) | (self.classes_[np.minimum(y_index, len(self.classes_) - 1)] != y)
         if unknown.any():
@@ -120,7 +121,9 @@ class NaiveBayes:
         """Take per-class sums made elsewhere (the CLI's streaming counts, a merged run);
         ``feature_count`` is used as given, not copied."""
         self.classes_ = np.asarray(classes)
-        self.feature_count_ = np.asarray(feature_count, dtype=np.float64)
+        # A ColumnMatrix is kept as it is: prediction reads only the columns it needs.
+        self.feature_count_ = (feature_count if isinstance(feature_count, ColumnMatrix)
+                               else np.asarray(feature_count, dtype=np.float64))
         self.class_count_ = np.array(class_count, dtype=np.float64, ndmin=1)
         self.n_features_in_ = self.feature_count_.shape[1]
         if self.feature_count_.shape[0] != len(self.classes_) or self.class_count_.shape != (len(self.classes_),):
@@ -279,7 +282,8 @@ class MultinomialNB(NaiveBayes):
         return np.log(self.feature_count_[:, columns] + self.alpha) - self._log_total[:, None]
 
     def _feature_scores(self) -> np.ndarray:
-        rest = self.feature_count_.sum(axis=0) - self.feature_count_ + self.alpha
+        counts = np.asarray(self.feature_count_)
+        rest = counts.sum(axis=0) - counts + self.alpha
         return self.feature_log_prob_ - (np.log(rest) - np.log(rest.sum(axis=1, keepdims=True)))
 
 
@@ -322,7 +326,8 @@ class BernoulliNB(NaiveBayes):
         return self._bias
 
     def _feature_scores(self) -> np.ndarray:
-        rest = self.feature_count_.sum(axis=0) - self.feature_count_ + self.alpha
+        counts = np.asarray(self.feature_count_)
+        rest = counts.sum(axis=0) - counts + self.alpha
         rest_docs = self.class_count_.sum() - self.class_count_ + 2 * self.alpha
         return self.feature_log_prob_ - (np.log(rest) - np.log(rest_docs)[:, None])
 

@@ -63,7 +63,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     ...        b"<script>x()</script>")
     >>> mail = message_text(raw, headers=["from"])
     >>> print(mail.text)
-    Café offer
+    Subject: Café offer
     Crème brûlée
     from_ann from_ann_example_com from_com from_example from_example_com
     """
@@ -72,7 +72,10 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     replaced = False
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
-    parts = [_header_text(message.get("Subject", ""), body_charset)]
+    subject = _header_text(message.get("Subject", ""), body_charset)
+    # Kept as a "Subject:" line: the word pair it makes with the first word marks replies and
+    # forwards (subject re, subject fwd), and Subject-only stores read as they do as text.
+    parts = [f"Subject: {subject}" if subject else ""]
     for part in message.walk():
         if part.is_multipart():
             continue
