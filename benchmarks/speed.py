@@ -48,14 +48,18 @@ nb = pipe[-1]
 print(json.dumps({"seconds": seconds, "total": float(nb.feature_count_.sum()), "classes": list(nb.classes_)}))
 """
 
-_SKLEARN_PREDICT = r"""
+_PREDICT = r"""
 import sys, time, json
-import joblib
 from nbtext.readers import LabelledCorpus
-pipe = joblib.load(sys.argv[1])
-docs = list(LabelledCorpus([sys.argv[2]]))
+if sys.argv[1] == "nbtext":
+    from nbtext.model import Model
+    model = Model.load(sys.argv[2])
+else:
+    import joblib
+    model = joblib.load(sys.argv[2])
+docs = list(LabelledCorpus([sys.argv[3]]))
 start = time.perf_counter()
-pipe.predict([d.text for d in docs])
+model.predict([d.text for d in docs])
 print(json.dumps({"seconds": time.perf_counter() - start, "n": len(docs)}))
 """
 
@@ -64,18 +68,6 @@ import sys, joblib
 pipe = joblib.load(sys.argv[1])
 print(pipe.predict([open(sys.argv[2]).read()])[0])
 """
-
-_NBTEXT_PREDICT = r"""
-import sys, time, json
-from nbtext.model import Model
-from nbtext.readers import LabelledCorpus
-model = Model.load(sys.argv[1])
-docs = list(LabelledCorpus([sys.argv[2]]))
-start = time.perf_counter()
-model.predict([d.text for d in docs])
-print(json.dumps({"seconds": time.perf_counter() - start, "n": len(docs)}))
-"""
-
 
 def child(args: list[str], env: dict | None = None) -> tuple[str, float, float]:
     """Run a process; its stdout, wall seconds and peak RSS in MB."""
@@ -135,8 +127,8 @@ def main() -> None:
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
-    nb_out = json.loads(child([py, "-c", _NBTEXT_PREDICT, str(ours), str(news / "test")])[0])
-    sk_out = json.loads(child([py, "-c", _SKLEARN_PREDICT, str(theirs), str(news / "test")])[0])
+    nb_out = json.loads(child([py, "-c", _PREDICT, "nbtext", str(ours), str(news / "test")])[0])
+    sk_out = json.loads(child([py, "-c", _PREDICT, "sklearn", str(theirs), str(news / "test")])[0])
     nb_rate, sk_rate = nb_out["n"] / nb_out["seconds"], sk_out["n"] / sk_out["seconds"]
     print(f"| 20news test: predict documents/s (in memory) | {nb_rate:,.0f} | {sk_rate:,.0f} | "
           f"{nb_rate / sk_rate:.1f}x | | |")

@@ -469,7 +469,8 @@ def _grid(spec: str) -> dict[str, list[Any]]:
     try:
         grid = json.loads(text)
     except json.JSONDecodeError as error:
-        raise click.BadParameter(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'", param_hint="--grid")
+        raise click.BadParameter(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'",
+                                 param_hint="--grid") from None
     allowed = {*DEFAULT_GRID, "norm", "min_df", "max_df", "fit_prior", "analyzer"}
     if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
         raise click.BadParameter("expected an object of non-empty lists", param_hint="--grid")

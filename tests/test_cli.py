@@ -118,7 +118,7 @@ def test_inspect_unknown_class(tickets_model):
 
 def test_every_command_has_help_with_an_example_and_is_in_readme():
     readme = (REPO / "README.md").read_text()
-    for name, command in cli.commands.items():
+    for name in cli.commands:
         help_text = run([name, "-h"]).stdout
         assert "Example:" in help_text and f"nbtext {name} " in help_text, name
         assert f"## `nbtext {name}`" in readme, f"README has no section for {name}"
@@ -160,3 +160,41 @@ def test_predict_imports_neither_scipy_nor_sklearn_nor_rich(tickets_model):
 def test_python_dash_m_and_version():
     done = subprocess.run([sys.executable, "-m", "nbtext", "--version"], capture_output=True, text=True)
     assert done.stdout.startswith("nbtext, version ")
+
+
+def test_eval_cv_is_seeded_and_json(tmp_path):
+    first = run(["eval", "--cv", "4", "--seed", "3", TICKETS / "train", "--format", "json"]).stdout
+    assert first == run(["eval", "--cv", "4", "--seed", "3", TICKETS / "train", "--format", "json"]).stdout
+    report = json.loads(first)
+    assert report["folds"] == 4 and report["seed"] == 3 and 0.85 < report["accuracy"]["mean"] <= 1.0
+    assert report["accuracy"]["std"] >= 0
+    line = run(["eval", "--cv", "4", TICKETS / "train"]).stdout
+    assert line.startswith("accuracy 0.") and line.rstrip().endswith("(4-fold stratified, seed 0)")
+
+
+def test_tune_leaderboard_and_best_model(tmp_path):
+    from nbtext.model import Model
+
+    grid = '{"variant": ["complement", "multinomial"], "alpha": [0.1, 1.0], "ngram_range": [[1, 1], [1, 2]]}'
+    result = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--grid", grid, "--cv", "3"])
+    board = result.stdout.splitlines()
+    assert board[0].strip() == "best 8 of 8 settings"
+    best_row = board[2].split()
+    assert best_row[0] == "1" and float(best_row[1]) >= float(board[3].split()[1])
+    model = Model.load(tmp_path / "best")
+    assert model.summary["tuned"]["cv"] == 3 and model.summary["documents"] == 243
+    assert f"--variant {model.settings['variant']} --alpha {model.settings['alpha']}" in board[2]
+    again = run(["tune", TICKETS / "train", "-o", tmp_path / "again", "--grid", grid, "--cv", "3"])
+    assert [line.split()[:2] for line in again.stdout.splitlines()[2:]] == [line.split()[:2] for line in board[2:]]
+    bad = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"beta": [1]}'], expect=2)
+    assert "unknown setting 'beta'" in bad.stderr
+
+
+def test_train_test_split_reports_held_out_score(tmp_path):
+    result = run(["train", TICKETS / "train", "-o", tmp_path / "m", "--test-split", "0.25", "--seed", "1"])
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("held-out accuracy 0.") and "on 60 documents (25%, seed 1)" in last
+    from nbtext.model import Model
+
+    summary = Model.load(tmp_path / "m").summary
+    assert summary["documents"] == 243 - 60 and summary["held_out"]["n_documents"] == 60  # round(81 * 0.25) each

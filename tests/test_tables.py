@@ -49,7 +49,7 @@ def test_missing_labels_stop_or_are_counted(tmp_path):
     result = run(["train", path, "-o", tmp_path / "m"], expect=1)
     assert result.stderr == f"Error: {path}:3: no label in 'label' (or pass --skip-unlabelled)\n"
     result = run(["train", path, "-o", tmp_path / "m", "--skip-unlabelled", "--min-df", "1"])
-    assert result.stderr.startswith(f"read 2 documents\n1 skipped: no label\n")
+    assert result.stderr.startswith("read 2 documents\n1 skipped: no label\n")
     docs = list(LabelledCorpus([str(path)], columns=Columns(skip_unlabelled=True)))
     assert [d.text for d in docs] == ["fine, quoted", 'win "cash" now']
 
