@@ -45,7 +45,7 @@ seconds = time.perf_counter() - start
 import joblib
 joblib.dump(pipe, os.environ["OUT"])
 nb = pipe[-1]
-print(json.dumps({"seconds": seconds, "total": float(nb.feature_count_.sum()), "classes": list(nb.classes_)}))
+print(json.dumps({"seconds": seconds, "per_class": nb.feature_count_.sum(axis=1).tolist(), "classes": list(nb.classes_)}))
 """
 
 _PREDICT = r"""
@@ -122,7 +122,8 @@ def main() -> None:
                 from nbtext.model import Model
 
                 model = Model.load(ours)
-                assert float(model.core.feature_count_.sum()) == info["total"], "feature counts differ"
+                assert model.classes == info["classes"], "classes differ"
+                assert model.core.feature_count_.sum(axis=1).tolist() == info["per_class"], "feature counts differ"
             cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", f"{sk_sec / nb_sec:.1f}x"]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 

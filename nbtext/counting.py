@@ -408,7 +408,9 @@ class ColumnMatrix:
     def _columns_of_entries(self) -> np.ndarray:
         return np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
 
-    def sum(self, axis: int) -> np.ndarray:
+    def sum(self, axis: int | None = None) -> np.ndarray | float:
+        if axis is None:
+            return float(self.values.sum())
         if axis == 0:
             return np.bincount(self._columns_of_entries(), weights=self.values, minlength=self.shape[1])
         return np.bincount(self.rows, weights=self.values, minlength=self.shape[0])
