@@ -7,6 +7,7 @@ three Naive Bayes variants as plain sums, so counts from separate runs add up ex
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -458,6 +459,27 @@ class PackedTerms(Sequence):
                 raise ValueError(f"{len(terms)} terms stored where {self.n_terms} were expected")
             self._terms = terms
         return self._terms
+
+    def index_of(self, term: str, default: int = -1) -> int:
+        """The position of ``term`` by binary search over the packed bytes, without unpacking
+        (UTF-8 keeps code-point order, so the sorted terms are sorted bytes too)."""
+        if self._terms is not None:
+            i = bisect.bisect_left(self._terms, term)
+            return i if i < self.n_terms and self._terms[i] == term else default
+        if not hasattr(self, "_bounds"):
+            breaks = np.flatnonzero(self.blob == 10)
+            self._bounds = (np.concatenate([[0], breaks + 1]), np.concatenate([breaks, [len(self.blob)]]))
+        starts, ends = self._bounds
+        key, low, high = term.encode("utf-8"), 0, self.n_terms
+        while low < high:
+            middle = (low + high) // 2
+            if self.blob[starts[middle]:ends[middle]].tobytes() < key:
+                low = middle + 1
+            else:
+                high = middle
+        if low < self.n_terms and self.blob[starts[low]:ends[low]].tobytes() == key:
+            return low
+        return default
 
     def __len__(self) -> int:
         return self.n_terms

@@ -128,8 +128,7 @@ class Model:
         n_features = sum(map(len, features))
         # a binary search per feature beats hashing every term while features are fewer than terms / 2
         if self._vocabulary is None and n_features < len(self.terms) // 2:
-            terms = self.terms.unpacked() if isinstance(self.terms, PackedTerms) else self.terms
-            matrix = count_features(features, _SortedLookup(terms), n_known=len(terms))
+            matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
         else:
             matrix = count_features(features, self.vocabulary)
         if not self._weigh:
@@ -218,12 +217,15 @@ class Model:
 
 
 class _SortedLookup:
-    """``dict.get`` over a sorted term list by binary search, for a handful of lookups."""
+    """``dict.get`` over sorted terms by binary search, for a handful of lookups (packed terms
+    are searched without being unpacked)."""
 
-    def __init__(self, terms: list[str]) -> None:
+    def __init__(self, terms: Sequence[str]) -> None:
         self.terms = terms
 
     def get(self, term: str, default: int = -1) -> int:
+        if isinstance(self.terms, PackedTerms):
+            return self.terms.index_of(term, default)
         i = bisect.bisect_left(self.terms, term)
         return i if i < len(self.terms) and self.terms[i] == term else default
 
@@ -268,7 +270,8 @@ def _safe_load(path: str) -> Any:
 
     try:
         with open(path, "rb") as handle:
-            return SafeUnpickler(path, handle, ensure_native_byte_order=True).load()
+            # Memory-mapped: pages are read when touched, and predicting touches few of them.
+            return SafeUnpickler(path, handle, ensure_native_byte_order=False, mmap_mode="r").load()
     except FileNotFoundError:
         raise ModelError(f"{path}: no such model file") from None
     except IsADirectoryError:

@@ -112,3 +112,16 @@ def test_stop_words_from_a_file(tmp_path):
     assert "the" in load_stop_words("english")
     with pytest.raises(DataError, match="cannot read stop-word file"):
         load_stop_words(str(tmp_path / "missing.txt"))
+
+
+def test_packed_terms_are_searched_without_unpacking():
+    from nbtext.counting import PackedTerms, pack_terms
+
+    terms = sorted({"b", "ab", "abc", "zz", "é", "éa", "日本", "a b", "x" * 300})
+    packed = PackedTerms(pack_terms(terms), len(terms))
+    for i, term in enumerate(terms):
+        assert packed.index_of(term) == i
+    for absent in ("", "a", "abd", "zzz", "日", "\uffff"):
+        assert packed.index_of(absent) == -1
+    assert packed._terms is None  # never unpacked
+    assert list(packed) == terms and packed.index_of("zz") == terms.index("zz")
