@@ -55,9 +55,9 @@ class CountMatrix:
         """The row of every stored value."""
         return np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
 
-    def binarized(self) -> CountMatrix:
-        """The same matrix with every positive value set to 1 and the rest to 0."""
-        return CountMatrix(self.indptr, self.indices, (self.data > 0).astype(np.float64), self.n_features)
+    def binarized(self, threshold: float = 0.0) -> CountMatrix:
+        """The same matrix with every value above ``threshold`` set to 1 and the rest to 0."""
+        return CountMatrix(self.indptr, self.indices, (self.data > threshold).astype(np.float64), self.n_features)
 
     def dot(self, weights: np.ndarray) -> np.ndarray:
         """``self @ weights.T`` for a dense (k, n_features) ``weights``: one column per row of it."""
@@ -107,10 +107,8 @@ def weigh_rows(matrix: CountMatrix, *, tf: str = "raw", doc_norm: str | None = N
         raise DataError(f"unknown term-frequency mode {tf!r}; use one of {TF_MODES}")
     if doc_norm not in DOC_NORMS:
         raise DataError(f"unknown document norm {doc_norm!r}; use l2 or none")
-    data = matrix.data
-    if tf == "binary":
-        data = (data > 0).astype(np.float64)
-    elif tf == "log":
+    data = matrix.binarized().data if tf == "binary" else matrix.data
+    if tf == "log":
         data = np.log1p(data)
     if doc_norm == "l2":
         rows = matrix.row_ids()
@@ -252,28 +250,9 @@ class FrozenCounts:
     tf: str = "raw"
     doc_norm: str | None = None
 
-    def dense(self, name: str, columns: np.ndarray | None = None) -> np.ndarray:
-        """The (classes x ``columns``) matrix of one statistic; all terms by default.
-
-        It is laid out column by column (Fortran order): entries are sorted by term, so it
-        is written in one sweep, and a prediction reads each word's column in one piece.
-        """
-        values, n_classes = self.values[name], len(self.classes)
-        if columns is None:
-            where, n_columns = self.term_index.astype(np.int64), len(self.terms)
-        else:
-            position = np.full(len(self.terms), -1, dtype=np.int64)
-            position[columns] = np.arange(len(columns))
-            where, n_columns = position[self.term_index], len(columns)
-            keep = where >= 0
-            where, values = where[keep], values[keep]
-            class_index = self.class_index[keep]
-        if columns is None:
-            class_index = self.class_index
-        # Each (term, class) occurs once, so a bincount over flat positions is a scatter, in one
-        # C loop (three times faster than fancy 2-D assignment on 2.5 M entries).
-        flat = np.bincount(where * n_classes + class_index, weights=values, minlength=n_columns * n_classes)
-        return flat.reshape(n_columns, n_classes).T
+    def dense(self, name: str) -> np.ndarray:
+        """The whole (classes x terms) matrix of one statistic; for small data and tests."""
+        return np.asarray(self.columns(name, np.arange(len(self.terms))))
 
     def columns(self, name: str, columns: np.ndarray, column_weights: np.ndarray | None = None) -> ColumnMatrix:
         """One statistic over some terms (in order), times ``column_weights``, as a ColumnMatrix."""

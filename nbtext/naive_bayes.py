@@ -306,9 +306,7 @@ class BernoulliNB(NaiveBayes):
         self.binarize = binarize
 
     def _statistic(self, X: CountMatrix) -> CountMatrix:
-        if self.binarize is None:
-            return X
-        return CountMatrix(X.indptr, X.indices, (X.data > self.binarize).astype(np.float64), X.n_features)
+        return X if self.binarize is None else X.binarized(self.binarize)
 
     def _prepare(self) -> None:
         self._log_docs = np.log(self.class_count_ + 2 * self.alpha)

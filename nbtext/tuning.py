@@ -129,17 +129,19 @@ def cross_validate(
     for trial in trials:
         key = tuple(str(trial.settings.get(name)) for name in COUNTING_KEYS)
         by_counting.setdefault(key, []).append(trial)
-    features_cache: dict[Analyzer, list[list[str]]] = {}
-    for group in by_counting.values():
+    analyzed: tuple[Analyzer | None, list[list[str]]] = (None, [])
+    # Groups sharing an analyzer come together, so each analyzer's features are made once and
+    # only one analyzer's features are held at a time.
+    for group in sorted(by_counting.values(), key=lambda g: str(g[0].settings.get("ngram_range"))
+                        + str(g[0].settings.get("analyzer"))):
         first = group[0].settings
         analyzer = Analyzer(
             analyzer=first.get("analyzer", base.analyzer), ngram_range=first.get("ngram_range", base.ngram_range),
             lowercase=base.lowercase, stop_words=base.stop_words, headers=base.headers,
         )
-        if analyzer not in features_cache:
-            features_cache.clear()  # one analyzer's features at a time keeps memory bounded
-            features_cache[analyzer] = [analyzer(doc.text) for doc in documents]
-        features = features_cache[analyzer]
+        if analyzed[0] != analyzer:
+            analyzed = (analyzer, [analyzer(doc.text) for doc in documents])
+        features = analyzed[1]
         for f in range(k):
             train_idx = np.flatnonzero(folds != f)
             test_idx = np.flatnonzero(folds == f)

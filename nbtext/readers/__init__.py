@@ -240,9 +240,22 @@ def _message_file(path: str, report: ReadReport, headers: Sequence[str]) -> Docu
         return read_message(handle.read(), path, None, report, headers)
 
 
-def _folder_format(path: str) -> str:
-    """``maildir`` when the class folders are (or hold) maildirs, else ``folder``."""
-    return "maildir" if _labelled_maildirs(path) else "folder"
+def _folder_format(root: str) -> str:
+    """``maildir`` when a class folder is a maildir or directly holds one, else ``folder``.
+
+    Only two levels are looked at, so telling a plain corpus from mail does not walk its whole
+    tree before it is read (``--input-format maildir`` finds maildirs at any depth).
+    """
+    for label in _subfolders(root):
+        if is_maildir(label) or any(is_maildir(child) for child in _subfolders(label)):
+            return "maildir"
+    return "folder"
+
+
+def _subfolders(path: str) -> list[str]:
+    """The non-hidden folders directly in ``path`` (from directory entries, no stat each)."""
+    with os.scandir(path) as entries:
+        return [e.path for e in entries if e.is_dir() and not e.name.startswith(".")]
 
 
 def _labelled_maildirs(root: str) -> list[tuple[str, str]]:
