@@ -345,6 +345,25 @@ class FrozenCounts:
             np.add.at(class_docs, class_map, part.class_docs)
         return _combine(terms, classes, parts, class_docs, None, self.tf, self.doc_norm)
 
+    def regrouped(self, class_map: np.ndarray, classes: list[str]) -> FrozenCounts:
+        """The counts with classes merged or dropped: old class i counts as ``classes[class_map[i]]``,
+        or not at all where ``class_map[i]`` is -1. Terms left without entries are dropped.
+
+        ``classes`` must be sorted. Cross-validation counts each (class, fold) once and builds
+        every fold's training counts from them this way, with no string work.
+        """
+        keep = class_map[self.class_index] >= 0
+        present = np.unique(self.term_index[keep])
+        term_map = np.full(len(self.terms), -1, dtype=np.int64)
+        term_map[present] = np.arange(len(present))
+        class_docs = np.zeros(len(classes))
+        counted = class_map >= 0
+        np.add.at(class_docs, class_map[counted], self.class_docs[counted])
+        values = {name: v[keep] for name, v in self.values.items()}
+        return _combine([self.terms[i] for i in present], classes,
+                        [(term_map[self.term_index[keep]], class_map[self.class_index[keep]], values)],
+                        class_docs, None, self.tf, self.doc_norm)
+
     def subtract(self, other: FrozenCounts) -> FrozenCounts:
         """These counts without ``other``'s documents: exactly the counts before they were
         merged in (terms and classes that only ``other`` brought are dropped again).

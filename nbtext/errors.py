@@ -15,6 +15,8 @@ EXIT_USAGE_ERROR = 2
 #: The reader of our output went away (``nbtext predict ... | head -1``); like any Unix tool
 #: killed by SIGPIPE, we stop quietly with 128 + 13.
 EXIT_BROKEN_PIPE = 141
+#: ``nbtext filter`` follows bogofilter: 0 spam, 1 ham, 2 unsure, and 3 for any error.
+EXIT_FILTER_ERROR = 3
 
 
 class NbtextError(Exception):

@@ -45,7 +45,8 @@ class Model:
         be merged and pruned again).
     settings : dict
         ``variant``, ``alpha``, ``fit_prior``, ``norm`` (Complement only), ``idf`` (weigh
-        terms by inverse document frequency), ``min_df``, ``max_df``, ``max_features``. How
+        terms by inverse document frequency), ``min_df``, ``max_df``, ``max_features``, and
+        for a spam filter ``spam`` (see ``spam.SpamFilter``). How
         documents were weighted before summing (``tf``, ``doc_norm``) belongs to ``counts``.
     summary : dict
         What the user should know about the training run (plain data).
@@ -55,7 +56,7 @@ class Model:
     #: log-TF, length-normalised, IDF-weighted word uni- and bigrams seen in two documents.
     DEFAULT_SETTINGS: dict[str, Any] = {
         "variant": "complement", "alpha": 0.1, "fit_prior": True, "norm": False,
-        "idf": True, "min_df": 2, "max_df": 1.0, "max_features": None,
+        "idf": True, "min_df": 2, "max_df": 1.0, "max_features": None, "spam": None,
     }
 
     def __init__(

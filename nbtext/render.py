@@ -49,6 +49,15 @@ def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = N
         print(f"  {label:<{width}}  {n:>8,}", file=file)
     print(f"vocabulary: {summary['vocabulary_size']:,} terms "
           f"(of {summary['terms_seen']:,} seen)", file=file)
+    spam = summary.get("spam")
+    if spam:
+        print(f"spam filter ({spam['label']!r} is spam): spam cut-off {spam['spam_cutoff']:.4f}, "
+              f"ham cut-off {spam['ham_cutoff']:.4f}", file=file)
+        measured = spam.get("measured")
+        if measured:
+            print(f"  {measured['folds']}-fold cross-validation at these cut-offs: ham false positives "
+                  f"{measured['ham_false_positive_rate']:.2%}, spam recall {measured['spam_recall']:.2%}, "
+                  f"unsure {measured['unsure_share']:.2%}", file=file)
 
 
 def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *, width: int | None = None) -> None:

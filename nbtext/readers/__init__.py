@@ -99,6 +99,11 @@ class LabelledCorpus:
             raise DataError(f"{path}: is a folder, but --input-format {fmt} expects a file")
         return fmt, [], os.path.getsize(path)
 
+    @property
+    def is_mail(self) -> bool:
+        """Whether every DATA argument is read as mail (email, mbox or maildir)."""
+        return bool(self._plan) and all(fmt in MAIL_FORMATS for _, fmt, _ in self._plan)
+
     def __iter__(self) -> Iterator[Document]:
         return self.read()
 

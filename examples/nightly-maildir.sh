@@ -1,0 +1,26 @@
+#!/bin/sh
+# Nightly batch job: move the spam among a maildir's messages into its .Junk folder (Maildir++).
+#
+#   sh examples/nightly-maildir.sh MODEL MAILDIR
+#   (crontab: 15 3 * * *  sh /path/to/nightly-maildir.sh ~/.nbtext/filter.joblib ~/Maildir)
+#
+# `nbtext filter MODEL FOLDER` prints PATH<TAB>VERDICT<TAB>SCORE for each message file as it
+# goes; only Spam is moved, Ham and Unsure stay where they are. A message is moved with mv,
+# never copied and deleted, so nothing is lost if the job stops half-way.
+set -eu
+model=$1
+maildir=$2
+tab=$(printf '\t')
+for sub in cur new tmp; do
+    mkdir -p "$maildir/.Junk/$sub"
+done
+for sub in new cur; do
+    [ -n "$(ls -A "$maildir/$sub")" ] || continue
+    nbtext filter "$model" "$maildir/$sub" > "$maildir/.nbtext-verdicts"
+    while IFS="$tab" read -r path verdict score; do
+        if [ "$verdict" = Spam ]; then
+            mv "$path" "$maildir/.Junk/$sub/"
+        fi
+    done < "$maildir/.nbtext-verdicts"
+    rm -f "$maildir/.nbtext-verdicts"
+done

@@ -1,0 +1,239 @@
+"""Spam-filter mode on real mail: exit codes, passthrough bytes, calibration, learn/unlearn, locking."""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import joblib
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbtext.readers import LabelledCorpus
+from nbtext.spam import choose_cutoffs, fit_platt, spam_log_odds, train_filter
+from nbtext.training import DEFAULT_ANALYZER, train
+
+from .conftest import REPO, corpus_path, nbtext_process, run
+
+HAM, SPAM = 400, 150
+
+
+@pytest.fixture(scope="module")
+def mail_root(tmp_path_factory):
+    """A small spamassassin-2003 training folder (links to the real messages) and the rest."""
+    source = corpus_path("spamassassin-2003")
+    root = tmp_path_factory.mktemp("mail")
+    held = {}
+    for label, n in (("ham", HAM), ("spam", SPAM)):
+        files = sorted((source / label).iterdir())
+        (root / "train" / label).mkdir(parents=True)
+        for path in files[:n]:
+            os.symlink(path, root / "train" / label / path.name)
+        held[label] = files[n:]
+    return root, held
+
+
+@pytest.fixture(scope="module")
+def filter_model(mail_root):
+    root, _ = mail_root
+    model = root / "filter.joblib"
+    result = run(["train", "--input-format", "email", root / "train", "-o", model])
+    assert "spam filter ('spam' is spam): spam cut-off" in result.stderr
+    return model
+
+
+def _payload_counts(path):
+    return joblib.load(path)["counts"]
+
+
+# --- the maths -------------------------------------------------------------------------
+
+
+def test_platt_scaling_equals_logistic_regression_on_soft_targets():
+    """Platt's fit is a logistic regression on his smoothed targets: scikit-learn as oracle,
+    on out-of-fold scores of real messages."""
+    from sklearn.linear_model import LogisticRegression
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))[:1500]
+    model = train_filter(docs, analyzer=DEFAULT_ANALYZER, tf="log", doc_norm="l2")
+    log_odds = spam_log_odds(model.predict_log_proba([d.text for d in docs[:1000]]), model.classes, "spam")
+    docs = docs[:1000]
+    is_spam = np.array([d.label == "spam" for d in docs])
+    slope, intercept = fit_platt(log_odds, is_spam)
+    n_pos, n_neg = is_spam.sum(), (~is_spam).sum()
+    target = np.where(is_spam, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+    oracle = LogisticRegression(C=1e12, tol=1e-12, max_iter=100_000).fit(
+        np.r_[log_odds, log_odds][:, None], np.r_[np.ones(len(docs)), np.zeros(len(docs))],
+        sample_weight=np.r_[target, 1 - target])
+    assert slope == pytest.approx(oracle.coef_[0, 0], rel=1e-4)
+    assert intercept == pytest.approx(oracle.intercept_[0], rel=1e-4, abs=1e-6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=2, max_size=300),
+       st.sampled_from([0.0, 0.001, 0.01, 0.1]))
+def test_spam_cutoff_loses_no_more_ham_than_the_target(points, fp_target):
+    scores = np.array([s for s, _ in points])
+    is_spam = np.array([y for _, y in points])
+    if is_spam.all():
+        return
+    spam_cutoff, ham_cutoff = choose_cutoffs(scores, is_spam, fp_target)
+    ham = scores[~is_spam]
+    assert (ham >= spam_cutoff).sum() <= int(fp_target * len(ham))
+    assert spam_cutoff >= 0.5 and ham_cutoff == 0.5
+
+
+def test_a_filter_model_has_exactly_the_counts_of_a_plain_model():
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    model, plain = train_filter(docs, analyzer=DEFAULT_ANALYZER, tf="log", doc_norm="l2"), train(docs)
+    assert list(model.counts.terms) == list(plain.counts.terms)
+    for name, values in plain.counts.values.items():
+        assert np.array_equal(model.counts.values[name], values)
+    measured = model.settings["spam"]["measured"]
+    assert measured["ham_false_positive_rate"] <= 0.001 and measured["spam_recall"] > 0.85
+
+
+# --- filter ------------------------------------------------------------------------------
+
+
+def test_filter_exit_codes_follow_bogofilter(filter_model, mail_root, tickets_model):
+    _, held = mail_root
+    spam, ham = held["spam"][0], held["ham"][0]
+    result = run(["filter", filter_model, spam], expect=0)
+    path, verdict, score = result.stdout.rstrip("\n").split("\t")
+    assert (path, verdict) == (str(spam), "Spam") and float(score) >= 0.5
+    assert run(["filter", filter_model], input=ham.read_bytes(), expect=1).stdout.startswith("Ham\t")
+    unsure = run(["filter", "--spam-cutoff", "1", "--ham-cutoff", "0", filter_model, spam], expect=2)
+    assert unsure.stdout.split("\t")[1] == "Unsure"
+    assert run(["filter", "-q", filter_model, spam], expect=0).stdout == ""
+    # every error is 3: a missing model, a bad option, a model that is not a filter, a missing file
+    assert "no such model file" in run(["filter", filter_model.parent / "none", spam], expect=3).stderr
+    run(["filter", "--no-such-option", filter_model, spam], expect=3)
+    assert "not a spam filter" in run(["filter", tickets_model, spam], expect=3).stderr
+    run(["filter", filter_model, filter_model.parent / "missing.eml"], expect=3)
+
+
+@pytest.mark.parametrize("corpus", ["spamassassin-2003", "enron1"])
+def test_passthrough_adds_one_header_and_keeps_every_byte(filter_model, corpus):
+    if corpus == "enron1":
+        source = corpus_path("enron-spam") / "enron1"
+        source = next(p for p in sorted((source / "spam").iterdir()) if b"\r\n" in p.read_bytes())
+    else:
+        source = sorted((corpus_path(corpus) / "spam").iterdir())[-1]
+    raw = source.read_bytes()
+    result = run(["filter", "--passthrough", filter_model], input=raw, expect=0)
+    out = result.stdout_bytes
+    eol = b"\r\n" if corpus == "enron1" else b"\n"
+    added = re.search(rb"X-Nbtext-Status: Spam, score=0\.\d{6}" + eol, out)
+    assert added is not None
+    assert out[:added.start()] + out[added.end():] == raw
+    # the last line of the header block: header lines before it, none right after it
+    assert re.fullmatch(rb"(?:From [^\n]*\n)?(?:[!-9;-~]+:[^\n]*\n|[ \t][^\n]*\n)+", out[:added.start()])
+    assert not re.match(rb"[!-9;-~]+:|[ \t]", out[added.end():])
+    # with --exit-zero a procmail 'fw' recipe sees success whatever the verdict
+    run(["filter", "-p", "-e", "--spam-cutoff", "1", filter_model], input=raw, expect=0)
+    # on an error the message still goes through, unchanged
+    failed = run(["filter", "-p", filter_model.parent / "none.joblib"], input=raw, expect=3)
+    assert failed.stdout_bytes == raw
+
+
+def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path):
+    _, held = mail_root
+    messages = held["spam"][:5] + held["ham"][:5]
+    box = mailbox.mbox(tmp_path / "inbox.mbox")
+    for path in messages:
+        box.add(path.read_bytes())
+    box.close()
+    lines = run(["filter", filter_model, tmp_path / "inbox.mbox"]).stdout.splitlines()
+    assert [line.split("\t")[0].split(" ")[0] for line in lines] == [f"{tmp_path / 'inbox.mbox'}:{i}" for i in range(1, 11)]
+    verdicts = [line.split("\t")[1] for line in lines]
+    assert verdicts[:5].count("Spam") >= 4 and "Spam" not in verdicts[5:]
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for i, path in enumerate(messages):
+        shutil.copy(path, folder / f"{i:02d}")
+    by_file = run(["filter", filter_model, folder]).stdout.splitlines()
+    assert [line.split("\t")[1] for line in by_file] == verdicts
+
+
+# --- learn ---------------------------------------------------------------------------------
+
+
+def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_root, tmp_path):
+    _, held = mail_root
+    model = tmp_path / "m.joblib"
+    shutil.copy(filter_model, model)
+    before = _payload_counts(model)
+    spam, ham = held["spam"][:20], held["ham"][:20]
+    result = run(["learn", model, "--spam", *spam, "--ham", *ham])
+    assert result.stderr.startswith(f"learned 20 spam, 20 ham -> {model}")
+    learned = _payload_counts(model)
+    assert learned["n_terms"] > before["n_terms"]  # new words grew the vocabulary
+    assert learned["class_docs"].tolist() == [HAM + 20, SPAM + 20]
+    run(["learn", model, "--unlearn", "--ham", *ham, "--spam", *spam])
+    after = _payload_counts(model)
+    assert set(after) == set(before)
+    for key, value in before.items():
+        if isinstance(value, dict):
+            assert {k: v.tobytes() for k, v in after[key].items()} == {k: v.tobytes() for k, v in value.items()}
+        elif isinstance(value, np.ndarray):
+            assert after[key].tobytes() == value.tobytes() and after[key].dtype == value.dtype, key
+        else:
+            assert after[key] == value, key
+    again = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1)
+    assert "never learned" in again.stderr
+    run(["learn", model, held["spam"][30]], expect=2)
+
+
+def test_concurrent_learn_processes_lose_no_update(filter_model, mail_root, tmp_path):
+    _, held = mail_root
+    model = tmp_path / "m.joblib"
+    shutil.copy(filter_model, model)
+    messages = held["spam"][40:46]
+    processes = [nbtext_process("learn", model, "--spam", path, stderr=subprocess.PIPE) for path in messages]
+    for process in processes:
+        _, stderr = process.communicate(timeout=120)
+        assert process.returncode == 0, stderr.decode()
+    assert _payload_counts(model)["class_docs"].tolist() == [HAM, SPAM + len(messages)]
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+# --- the examples ----------------------------------------------------------------------------
+
+
+def test_nightly_maildir_job_files_spam_into_junk(filter_model, mail_root, tmp_path):
+    _, held = mail_root
+    maildir = mailbox.Maildir(tmp_path / "Maildir")
+    spam, ham = held["spam"][50:55], held["ham"][50:55]
+    for path in spam + ham:
+        maildir.add(mailbox.MaildirMessage(path.read_bytes()))
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["sh", str(REPO / "examples" / "nightly-maildir.sh"), str(filter_model), str(tmp_path / "Maildir")],
+                   check=True, env=env, capture_output=True)
+    junk = mailbox.Maildir(tmp_path / "Maildir" / ".Junk")
+    filed = sorted(m.get("Message-ID") for m in junk)
+    left = sorted(m.get("Message-ID") for m in mailbox.Maildir(tmp_path / "Maildir"))
+    assert len(filed) + len(left) == 10  # nothing lost
+    ids = {path: mailbox.mboxMessage(path.read_bytes()).get("Message-ID") for path in spam + ham}
+    assert set(filed) >= {ids[p] for p in spam[:3]} and not set(filed) & {ids[p] for p in ham}
+
+
+def test_procmail_recipe_command_passes_mail_through(filter_model, mail_root):
+    """The filter line of examples/procmailrc, run through a real shell pipe as procmail would."""
+    _, held = mail_root
+    recipe = (REPO / "examples" / "procmailrc").read_text()
+    command = re.search(r"^\| (nbtext filter .*)$", recipe, re.MULTILINE).group(1)
+    command = command.replace("$HOME/.nbtext/filter.joblib", str(filter_model))
+    raw = held["spam"][60].read_bytes()
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["sh", "-c", command], input=raw, capture_output=True, env=env)
+    assert done.returncode == 0
+    assert b"\nX-Nbtext-Status: Spam, score=" in done.stdout
+    assert re.search(r"^\* \^X-Nbtext-Status: Spam$", recipe, re.MULTILINE)
+
