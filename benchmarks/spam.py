@@ -136,7 +136,7 @@ def fresh_process_medians(corpus: str) -> tuple[float, float]:
             subprocess.run(["bogofilter", "-d", str(wordlist), "-s" if label == "spam" else "-n", "-B",
                             str(train_arg / label)], check=True)
         message = fold.test[0][1]
-        nbtext = shutil.which("nbtext") or "nbtext"
+        nbtext = str(Path(sys.executable).with_name("nbtext"))
         medians = []
         for command in ([nbtext, "filter", "-q", str(model), str(message)],
                         ["bogofilter", "-d", str(wordlist), "-I", str(message)]):

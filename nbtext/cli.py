@@ -270,13 +270,17 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
 @click.option("--test-split", type=float, metavar="FRACTION",
               help="Hold out this stratified share of DATA, report accuracy on it, and train on the rest.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --test-split and of the spam folds.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Count on a Dask cluster: tcp://HOST:8786 (a running scheduler) or local[:N] (N worker "
+                   "processes here). Workers read DATA themselves: it must be on a filesystem they all see. "
+                   "Folder-per-class data only; needs nbtext[dask].")
 @spam_options
 @nb_options
 @analyzer_options
 @input_options
 @click.pass_context
-def train(ctx, data, output, update_path, test_split, seed, spam_label, spam_cutoff, ham_cutoff, fp_target,
-          **options) -> None:
+def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_label, spam_cutoff, ham_cutoff,
+          fp_target, **options) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
     DATA is a folder with one subfolder per class (DIR/LABEL/**/FILE, one file per document),
@@ -298,6 +302,7 @@ def train(ctx, data, output, update_path, test_split, seed, spam_label, spam_cut
       nbtext train sms.tsv --variant complement --ngram-range 1,2 -o sms.joblib
       nbtext train --update tickets.joblib new-tickets/
       nbtext train --input-format email mail/ -o filter.joblib   # mail/spam/*, mail/ham/*
+      nbtext train /shared/news/ -o news.joblib --dask tcp://scheduler:8786
     """
     from . import render, training
     from .model import Model
@@ -323,6 +328,11 @@ def train(ctx, data, output, update_path, test_split, seed, spam_label, spam_cut
     if input_format is None and corpus.is_mail:
         input_format = "email"  # detected mbox files or maildirs: later messages are read as mail too
     summary = {"inputs": _absolute(data), "input_format": input_format}
+    if dask_address is not None:
+        if base is not None or test_split is not None or "spam_label" in given:
+            raise click.UsageError("--dask trains a new plain model: it does not go with --update, --test-split "
+                                   "or --spam-label")
+        return _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, output, options)
     as_filter = base is None and test_split is None and ("spam_label" in given or corpus.is_mail)
     if not as_filter and given & {"spam_cutoff", "ham_cutoff", "fp_target"}:
         raise click.UsageError("--spam-cutoff, --ham-cutoff and --fp-target are for spam filters: add --spam-label")
@@ -352,6 +362,18 @@ def train(ctx, data, output, update_path, test_split, seed, spam_label, spam_cut
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on "
                    f"{held['n_documents']:,} documents ({test_split:.0%}, seed {seed}); "
                    f"the model is trained on the rest", err=True)
+
+
+def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, output, options) -> None:
+    from . import render
+    from .cluster import connect, train_on_cluster
+
+    with connect(address) as client, render.progress(corpus.total_bytes, "counting on the cluster") as advance:
+        model = train_on_cluster(client, corpus, analyzer=analyzer, settings=settings, summary=summary,
+                                 on_shard=advance, **weighting)
+    model.save(output)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    render.train_summary({**model.summary, "variant": model.settings["variant"]}, output)
 
 
 def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, summary):
@@ -552,7 +574,11 @@ def _grid(spec: str) -> dict[str, list[Any]]:
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
 @column_options(labelled=False)[0]
 @column_options(labelled=False)[1]
-def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose, text_column, id_column) -> None:
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Score files and folders on a Dask cluster (tcp://HOST:8786, or local[:N]); the workers "
+                   "must see the paths. Needs nbtext[dask].")
+def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose, text_column, id_column,
+            dask_address) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
@@ -564,45 +590,65 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     Example:
       nbtext predict tickets.joblib inbox/
       cat messages.txt | nbtext predict tickets.joblib --proba --top-k 2
+      nbtext predict news.joblib /shared/crawl/ --dask tcp://scheduler:8786 > labels.tsv
     """
-    import numpy as np
-
     from .model import Model
     from .readers import ReadReport, iter_unlabelled
 
     model = Model.load(model_path)
-    classes = model.classes
-    k = min(top_k, len(classes))
+    k = min(top_k, len(model.classes))
     report = ReadReport()
     out = sys.stdout
     trained_on = model.summary.get("input_format")
     input_format = input_format or ("email" if trained_on in MAIL_NAMES else None)
-    batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
-                              headers=model.analyzer.headers, columns=_columns(text_column, None, id_column))
-    for batch, from_stdin in batches:
-        log_proba = model.predict_log_proba([doc.text for doc in batch])
-        best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
-        lines = []
-        for doc, row, order in zip(batch, log_proba, best):
-            top = [(classes[i], float(np.exp(row[i]))) for i in order]
-            if fmt == "jsonl":
-                record: dict[str, Any] = {"line": int(doc.source.rsplit(":", 1)[1])} if from_stdin else {"path": doc.source}
-                if doc.message_id:
-                    record["message_id"] = doc.message_id
-                record["label"] = top[0][0]
-                if proba:
-                    record["proba"] = top[0][1]
-                if k > 1:
-                    record["top"] = [{"label": c, "proba": p} if proba else {"label": c} for c, p in top]
-                lines.append(json.dumps(record, ensure_ascii=False))
-            else:
-                fields = [] if from_stdin else [_identity(doc)]
-                for label, p in top:
-                    fields += [label, f"{p:.6f}"] if proba else [label]
-                lines.append("\t".join(fields))
-        out.write("\n".join(lines) + "\n")
-        out.flush()
+    columns = _columns(text_column, None, id_column)
+    if dask_address:
+        from .cluster import connect, predict_on_cluster
+
+        if columns is not None:
+            raise click.UsageError("--dask scores document files and folders, not table columns")
+        format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, fmt=fmt)
+        with connect(dask_address) as client:
+            for text in predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_NAMES,
+                                           encoding=encoding, format_batch=format_batch):
+                out.write(text)
+                out.flush()
+    else:
+        for batch, from_stdin in iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
+                                                 headers=model.analyzer.headers, columns=columns):
+            out.write(_format_batch(model, batch, from_stdin=from_stdin, k=k, proba=proba, fmt=fmt))
+            out.flush()
     _print_read_report(report, verbose, encoding, always=False)
+
+
+def _format_batch(model, batch, *, from_stdin: bool, k: int, proba: bool, fmt: str) -> str:
+    """predict's output lines for one batch of documents."""
+    import numpy as np
+
+    if not batch:
+        return ""
+    classes = model.classes
+    log_proba = model.predict_log_proba([doc.text for doc in batch])
+    best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
+    lines = []
+    for doc, row, order in zip(batch, log_proba, best):
+        top = [(classes[i], float(np.exp(row[i]))) for i in order]
+        if fmt == "jsonl":
+            record: dict[str, Any] = {"line": int(doc.source.rsplit(":", 1)[1])} if from_stdin else {"path": doc.source}
+            if doc.message_id:
+                record["message_id"] = doc.message_id
+            record["label"] = top[0][0]
+            if proba:
+                record["proba"] = top[0][1]
+            if k > 1:
+                record["top"] = [{"label": c, "proba": p} if proba else {"label": c} for c, p in top]
+            lines.append(json.dumps(record, ensure_ascii=False))
+        else:
+            fields = [] if from_stdin else [_identity(doc)]
+            for label, p in top:
+                fields += [label, f"{p:.6f}"] if proba else [label]
+            lines.append("\t".join(fields))
+    return "\n".join(lines) + "\n"
 
 
 def _identity(doc) -> str:

@@ -105,6 +105,7 @@ class Model:
             statistic, counts.class_docs, classes=np.array(counts.classes, dtype=object)
         )
         self._vocabulary: dict[str, int] | None = None
+        self._looked_up = 0
 
     @property
     def vocabulary(self) -> dict[str, int]:
@@ -126,9 +127,10 @@ class Model:
 
     def vectorize_features(self, features: Sequence[Sequence[str]]) -> CountMatrix:
         """Documents x vocabulary (transformed) counts of already analyzed documents."""
-        n_features = sum(map(len, features))
-        # a binary search per feature beats hashing every term while features are fewer than terms / 2
-        if self._vocabulary is None and n_features < len(self.terms) // 2:
+        self._looked_up += sum(map(len, features))
+        # A binary search per feature beats hashing every term while the features looked up so
+        # far are fewer than terms / 2 (one short document); a stream of batches soon pays for the dict.
+        if self._vocabulary is None and self._looked_up < len(self.terms) // 2:
             matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
         else:
             matrix = count_features(features, self.vocabulary)

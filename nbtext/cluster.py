@@ -1,0 +1,217 @@
+"""Training and batch scoring on a Dask cluster (the optional extra ``nbtext[dask]``).
+
+Naive Bayes statistics are sums, so each worker reads and counts its shard of the document
+files and the client adds the shards' counts up. The sums are exact (``counting.on_grid``) and
+merged counts are kept in sorted order, so the model equals local training bit for bit,
+whatever the sharding and whichever worker finishes first. A shard's task is pure: when a
+worker dies, Dask runs the task again elsewhere and its counts are still added exactly once.
+
+Workers read the paths themselves, so every worker must see DATA at the same path (a shared
+filesystem); a worker that cannot read a file fails the run with the path and the worker named.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from .analysis import Analyzer
+from .counting import ClassCounts, FrozenCounts
+from .errors import DataError, NbtextError
+from .model import Model
+from .readers import Document, LabelledCorpus, ReadReport
+from .readers.folders import Entry, list_folder, read_files
+from .readers.mail import read_message
+
+#: Bytes of documents per training shard: big enough to amortise a task, small enough that a
+#: lost worker costs little.
+SHARD_BYTES = 8 * 2**20
+#: Files per scoring task, and how many tasks may be in flight per worker.
+PREDICT_FILES = 512
+IN_FLIGHT_PER_WORKER = 3
+
+
+def connect(address: str):
+    """A ``distributed.Client``: ``local[:N]`` starts a LocalCluster of N worker processes
+    (default: one per core), anything else is a scheduler address such as tcp://host:8786."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise NbtextError("--dask needs Dask distributed: pip install 'nbtext[dask]'") from None
+    if address == "local" or address.startswith("local:"):
+        _, _, count = address.partition(":")
+        try:
+            workers = int(count) if count else None
+        except ValueError:
+            raise DataError(f"--dask {address}: expected local or local:N, e.g. local:2") from None
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        return Client(cluster)
+    try:
+        return Client(address, timeout="10s")
+    except OSError as error:
+        raise DataError(f"--dask {address}: cannot reach the scheduler ({error})") from None
+
+
+def shard_entries(entries: Sequence[Entry], shard_bytes: int = SHARD_BYTES) -> list[list[Entry]]:
+    """Consecutive runs of document files of about ``shard_bytes`` each.
+
+    >>> [len(s) for s in shard_entries([("a", "x", 5), ("b", "x", 5), ("c", "y", 5)], shard_bytes=10)]
+    [2, 1]
+    """
+    shards: list[list[Entry]] = []
+    current: list[Entry] = []
+    size = 0
+    for entry in entries:
+        current.append(entry)
+        size += entry[2]
+        if size >= shard_bytes:
+            shards.append(current)
+            current, size = [], 0
+    if current:
+        shards.append(current)
+    return shards
+
+
+def count_shard(entries: list[Entry], mail: bool, encoding: str, analyzer: dict[str, Any], tf: str,
+                doc_norm: str | None) -> tuple[FrozenCounts, ReadReport]:
+    """On a worker: read and count one shard of labelled document files."""
+    import socket
+
+    report = ReadReport()
+    counts = ClassCounts(tf=tf, doc_norm=doc_norm)
+    analyze = Analyzer.from_dict(analyzer)
+    try:
+        documents = list(_read(entries, mail, encoding, analyze.headers, report))
+    except OSError as error:
+        raise DataError(f"worker {socket.gethostname()} cannot read {error.filename}: {error.strerror} "
+                        "(every worker must see DATA at the same path)") from None
+    for start in range(0, len(documents), 1000):
+        batch = documents[start:start + 1000]
+        counts.add([analyze(doc.text) for doc in batch], [doc.label for doc in batch])
+    return counts.finalized(), report
+
+
+def _read(entries: list[Entry], mail: bool, encoding: str, headers, report: ReadReport) -> Iterator[Document]:
+    if not mail:
+        yield from read_files(entries, report, encoding=encoding)
+        return
+    for path, label, _ in entries:
+        with open(path, "rb") as handle:
+            yield read_message(handle.read(), path, label, report, headers)
+
+
+def plan_training(corpus: LabelledCorpus) -> tuple[list[Entry], bool]:
+    """The document files of a corpus and whether they are mail; DataError for other formats."""
+    entries: list[Entry] = []
+    kinds = set()
+    for path, fmt, listed in corpus._plan:
+        if fmt not in ("folder", "email"):
+            raise DataError(f"{path}: --dask reads folder-per-class data (DIR/LABEL/FILE, plain or mail); "
+                            f"this is {fmt or 'a line file'}")
+        kinds.add(fmt)
+        entries += listed
+    if len(kinds) > 1:
+        raise DataError("--dask: DATA mixes plain folders and mail folders; give one kind")
+    return entries, kinds == {"email"}
+
+
+def train_on_cluster(
+    client,
+    corpus: LabelledCorpus,
+    *,
+    analyzer: Analyzer,
+    tf: str,
+    doc_norm: str | None,
+    settings: dict[str, Any] | None = None,
+    summary: dict[str, Any] | None = None,
+    shard_bytes: int = SHARD_BYTES,
+    on_shard: Callable[[int], None] | None = None,
+) -> Model:
+    """A model trained on ``corpus`` by the workers of ``client``; pruning after the merge.
+
+    ``on_shard`` is called with the bytes of each shard as its counts arrive.
+    """
+    from distributed import as_completed
+
+    from .training import _summarize
+
+    started = time.perf_counter()
+    entries, mail = plan_training(corpus)
+    shards = shard_entries(entries, shard_bytes)
+    if not shards:
+        raise DataError("no documents to train on")
+    futures = {
+        client.submit(count_shard, shard, mail, corpus.encoding, analyzer.to_dict(), tf, doc_norm,
+                      pure=False): sum(e[2] for e in shard)
+        for shard in shards
+    }
+    total: FrozenCounts | None = None
+    for future in as_completed(futures):
+        counts, report = future.result()
+        total = counts if total is None else total.merge(counts)
+        _add_report(corpus.report, report)
+        if on_shard is not None:
+            on_shard(futures[future])
+        future.release()
+    if len(total.classes) < 2:
+        raise DataError(f"only one class ({total.classes[0]!r}) in the training data; need at least two")
+    return _summarize(Model(analyzer, total, settings, summary), started)
+
+
+def _add_report(into: ReadReport, part: ReadReport) -> None:
+    into.documents += part.documents
+    into.labels.update(part.labels)
+    into.replaced += part.replaced
+    into.empty += part.empty
+    into.attachments += part.attachments
+    into.malformed += part.malformed
+    for reason, sources in part.skipped.items():
+        into.skipped.setdefault(reason, []).extend(sources)
+
+
+def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,
+                format_batch: Callable[[Model, list[Document]], str]) -> tuple[str, ReadReport]:
+    """On a worker: read one batch of files and return predict's output lines for them."""
+    import socket
+
+    report = ReadReport()
+    try:
+        batch = list(_read(entries, mail, encoding, model.analyzer.headers, report))
+    except OSError as error:
+        raise DataError(f"worker {socket.gethostname()} cannot read {error.filename}: {error.strerror} "
+                        "(every worker must see the files at the same path)") from None
+    return format_batch(model, batch), report
+
+
+def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadReport, *, mail: bool,
+                       encoding: str, format_batch: Callable[[Model, list[Document]], str]) -> Iterator[str]:
+    """predict's output for the files under ``paths``, in input order, block by block as the
+    workers finish them; the model is sent to every worker once."""
+    entries: list[Entry] = []
+    for path in paths:
+        if path == "-":
+            raise DataError("--dask scores files and folders; stdin is read here, without --dask")
+        entries += list_folder(path, report, labelled=False) if _is_dir(path) else [(path, None, 0)]
+    shared = client.scatter(model, broadcast=True)
+    width = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})))
+    batches = iter([entries[i:i + PREDICT_FILES] for i in range(0, len(entries), PREDICT_FILES)])
+    pending = [client.submit(score_files, shared, batch, mail, encoding, format_batch, pure=False)
+               for batch in itertools.islice(batches, width)]
+    while pending:
+        future = pending.pop(0)
+        text, part = future.result()
+        _add_report(report, part)
+        future.release()
+        pending += [client.submit(score_files, shared, batch, mail, encoding, format_batch, pure=False)
+                    for batch in itertools.islice(batches, 1)]
+        yield text
+
+
+def _is_dir(path: str) -> bool:
+    import os
+
+    if not os.path.exists(path):
+        raise DataError(f"{path}: no such file or folder")
+    return os.path.isdir(path)

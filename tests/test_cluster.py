@@ -1,0 +1,142 @@
+"""Training and scoring on a real Dask cluster on loopback: a scheduler and two worker processes
+started with the `dask` command, as a user would start them on their machines."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pytest
+
+from nbtext.errors import DataError
+from nbtext.readers import LabelledCorpus
+from nbtext.training import DEFAULT_ANALYZER
+
+from .conftest import TICKETS, corpus_path, run
+
+distributed = pytest.importorskip("distributed", reason="the cluster tests need nbtext[dask]")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Cluster:
+    """`dask scheduler` and `dask worker` processes on 127.0.0.1."""
+
+    def __init__(self, workers: int) -> None:
+        self.port = _free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.scheduler = self._start("scheduler", "--host", "127.0.0.1", "--port", str(self.port),
+                                     "--dashboard-address", ":0")
+        self.workers = [self._start("worker", self.address, "--nthreads", "1", "--nworkers", "1",
+                                    "--no-dashboard", "--host", "127.0.0.1") for _ in range(workers)]
+        with distributed.Client(self.address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=60)
+
+    @staticmethod
+    def _start(command: str, *args: str) -> subprocess.Popen:
+        dask = os.path.join(os.path.dirname(sys.executable), "dask")  # the venv's own `dask` command
+        return subprocess.Popen([dask, command, *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def stop(self) -> None:
+        for process in [*self.workers, self.scheduler]:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in [*self.workers, self.scheduler]:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    started = Cluster(workers=2)
+    yield started
+    started.stop()
+
+
+def _same_counts(a: Path, b: Path) -> None:
+    left, right = joblib.load(a), joblib.load(b)
+    assert left["kept"]["terms"].tobytes() == right["kept"]["terms"].tobytes()
+    for key, value in left["counts"].items():
+        other = right["counts"][key]
+        if isinstance(value, dict):
+            assert {k: v.tobytes() for k, v in value.items()} == {k: v.tobytes() for k, v in other.items()}, key
+        elif isinstance(value, np.ndarray):
+            assert value.tobytes() == other.tobytes(), key
+        else:
+            assert value == other, key
+
+
+def test_20news_trained_on_the_cluster_equals_local_training(cluster, tmp_path):
+    data = corpus_path("20news-bydate") / "train"
+    run(["train", data, "-o", tmp_path / "local.joblib"])
+    result = run(["train", data, "-o", tmp_path / "cluster.joblib", "--dask", cluster.address])
+    assert "read 11,314 documents" in result.stderr
+    _same_counts(tmp_path / "local.joblib", tmp_path / "cluster.joblib")
+    test = corpus_path("20news-bydate") / "test"
+    local = run(["predict", tmp_path / "local.joblib", test, "--proba"]).stdout.splitlines()
+    remote = run(["predict", tmp_path / "cluster.joblib", test, "--proba", "--dask", cluster.address]).stdout.splitlines()
+    assert len(local) == 7532 and remote == local
+
+
+def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path):
+    from nbtext.cluster import train_on_cluster
+    from nbtext.training import train
+
+    own = Cluster(workers=2)
+    try:
+        data = corpus_path("spamassassin-2003")
+        killed = []
+
+        def kill_one_worker(_: int) -> None:
+            if not killed:
+                os.killpg(own.workers[0].pid, signal.SIGKILL)
+                killed.append(time.monotonic())
+
+        with distributed.Client(own.address) as client:
+            model = train_on_cluster(client, LabelledCorpus([str(data)]), analyzer=DEFAULT_ANALYZER, tf="log",
+                                     doc_norm="l2", shard_bytes=256 * 1024, on_shard=kill_one_worker)
+        assert killed and own.workers[0].wait(timeout=30) is not None
+        local = train(LabelledCorpus([str(data)]))
+        assert model.counts.class_docs.tolist() == [2500, 500]
+        assert list(model.counts.terms) == list(local.counts.terms)
+        for name, values in local.counts.values.items():
+            assert np.array_equal(model.counts.values[name], values)
+    finally:
+        own.stop()
+
+
+def test_a_path_the_workers_cannot_read_is_named(cluster, tmp_path):
+    from nbtext.cluster import train_on_cluster
+
+    for label in ("billing", "shipping"):
+        (tmp_path / label).mkdir()
+        for source in sorted((TICKETS / "train" / label).iterdir())[:5]:
+            (tmp_path / label / source.name).write_bytes(source.read_bytes())
+    corpus = LabelledCorpus([str(tmp_path)])  # listed here ...
+    gone = tmp_path / "shipping" / sorted(os.listdir(tmp_path / "shipping"))[0]
+    gone.unlink()  # ... and not there when a worker reads it
+    with distributed.Client(cluster.address) as client, pytest.raises(DataError) as error:
+        train_on_cluster(client, corpus, analyzer=DEFAULT_ANALYZER, tf="log", doc_norm="l2")
+    assert f"cannot read {gone}" in str(error.value) and "same path" in str(error.value)
+
+
+def test_line_files_are_refused_with_a_reason(cluster, tmp_path):
+    data = tmp_path / "docs.tsv"
+    data.write_text("a\tone\nb\ttwo\n")
+    result = run(["train", data, "-o", tmp_path / "m", "--dask", cluster.address], expect=1)
+    assert "--dask reads folder-per-class data" in result.stderr
