@@ -332,8 +332,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_l
         if base is not None or test_split is not None or "spam_label" in given:
             raise click.UsageError("--dask trains a new plain model: it does not go with --update, --test-split "
                                    "or --spam-label")
-        return _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, output, options)
-    as_filter = base is None and test_split is None and ("spam_label" in given or corpus.is_mail)
+    as_filter = (dask_address is None and base is None and test_split is None
+                 and ("spam_label" in given or corpus.is_mail))
     if not as_filter and given & {"spam_cutoff", "ham_cutoff", "fp_target"}:
         raise click.UsageError("--spam-cutoff, --ham-cutoff and --fp-target are for spam filters: add --spam-label")
     with render.progress(corpus.total_bytes, "reading") as advance:
@@ -341,7 +341,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_l
         if as_filter:
             documents = list(documents)
             as_filter = "spam_label" in given or any(doc.label == spam_label for doc in documents)
-        if base is not None:
+        if dask_address is not None:
+            model = _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, advance)
+        elif base is not None:
             model = training.update(base, documents, settings=settings)
             model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
         elif as_filter:
@@ -364,16 +366,12 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_l
                    f"the model is trained on the rest", err=True)
 
 
-def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, output, options) -> None:
-    from . import render
+def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, advance):
     from .cluster import connect, train_on_cluster
 
-    with connect(address) as client, render.progress(corpus.total_bytes, "counting on the cluster") as advance:
-        model = train_on_cluster(client, corpus, analyzer=analyzer, settings=settings, summary=summary,
-                                 on_shard=advance, **weighting)
-    model.save(output)
-    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    render.train_summary({**model.summary, "variant": model.settings["variant"]}, output)
+    with connect(address) as client:
+        return train_on_cluster(client, corpus, analyzer=analyzer, settings=settings, summary=summary,
+                                on_shard=advance, **weighting)
 
 
 def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, summary):
@@ -737,12 +735,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             sys.stdout.buffer.write(raw)  # nothing lost: the message goes on unchanged
             sys.stdout.buffer.flush()
         raise
-    if spam_cutoff is not None or ham_cutoff is not None:
-        spam_cutoff = spam_filter.spam_cutoff if spam_cutoff is None else spam_cutoff
-        ham_cutoff = min(spam_filter.ham_cutoff, spam_cutoff) if ham_cutoff is None else ham_cutoff
-        if ham_cutoff > spam_cutoff:
-            raise NbtextError(f"--ham-cutoff {ham_cutoff} is above the spam cut-off {spam_cutoff}")
-        spam_filter = dataclasses.replace(spam_filter, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff)
+    spam_filter = spam_filter.with_cutoffs(spam_cutoff, ham_cutoff)
     mail = model.summary.get("input_format") in MAIL_NAMES
     report = ReadReport()
     if single:
@@ -796,7 +789,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
     from .model import Model
     from .readers import ReadReport, iter_unlabelled
     from .spam import SpamFilter, locked
-    from .spam import learn as learn_messages
+    from .training import update
 
     if not os.path.isfile(model_path):
         raise NbtextError(f"{model_path}: no such model file")
@@ -823,7 +816,9 @@ def learn(model_path, items, unlearn, verbose) -> None:
             for batch, _ in iter_unlabelled(paths, report, input_format="email" if mail else None,
                                             headers=model.analyzer.headers):
                 documents += [dataclasses.replace(doc, label=labels[kind]) for doc in batch]
-        updated = learn_messages(model, documents, unlearn=unlearn)
+        if not documents:
+            raise NbtextError("no messages to learn from")
+        updated = update(model, documents, remove=unlearn)
         updated.save(model_path)
     _print_read_report(report, verbose, "utf-8", always=False)
     verb = "unlearned" if unlearn else "learned"

@@ -13,6 +13,7 @@ filesystem); a worker that cannot read a file fails the run with the path and th
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -23,7 +24,7 @@ from .errors import DataError, NbtextError
 from .model import Model
 from .readers import Document, LabelledCorpus, ReadReport
 from .readers.folders import Entry, list_folder, read_files
-from .readers.mail import read_message
+from .readers.mail import read_message_files
 
 #: Bytes of documents per training shard: big enough to amortise a task, small enough that a
 #: lost worker costs little.
@@ -77,29 +78,28 @@ def shard_entries(entries: Sequence[Entry], shard_bytes: int = SHARD_BYTES) -> l
 def count_shard(entries: list[Entry], mail: bool, encoding: str, analyzer: dict[str, Any], tf: str,
                 doc_norm: str | None) -> tuple[FrozenCounts, ReadReport]:
     """On a worker: read and count one shard of labelled document files."""
+    from .training import count_documents
+
+    analyze = Analyzer.from_dict(analyzer)
+    documents, report = _read_on_worker(entries, mail, encoding, analyze.headers)
+    return count_documents(documents, analyze, ClassCounts(tf=tf, doc_norm=doc_norm)).finalized(), report
+
+
+def _read_on_worker(entries: list[Entry], mail: bool, encoding: str,
+                    headers: Sequence[str]) -> tuple[list[Document], ReadReport]:
+    """The documents of some files, read by this worker; a file it cannot see is a DataError."""
     import socket
 
     report = ReadReport()
-    counts = ClassCounts(tf=tf, doc_norm=doc_norm)
-    analyze = Analyzer.from_dict(analyzer)
     try:
-        documents = list(_read(entries, mail, encoding, analyze.headers, report))
+        if mail:
+            documents = list(read_message_files(entries, report, headers))
+        else:
+            documents = list(read_files(entries, report, encoding=encoding))
     except OSError as error:
         raise DataError(f"worker {socket.gethostname()} cannot read {error.filename}: {error.strerror} "
-                        "(every worker must see DATA at the same path)") from None
-    for start in range(0, len(documents), 1000):
-        batch = documents[start:start + 1000]
-        counts.add([analyze(doc.text) for doc in batch], [doc.label for doc in batch])
-    return counts.finalized(), report
-
-
-def _read(entries: list[Entry], mail: bool, encoding: str, headers, report: ReadReport) -> Iterator[Document]:
-    if not mail:
-        yield from read_files(entries, report, encoding=encoding)
-        return
-    for path, label, _ in entries:
-        with open(path, "rb") as handle:
-            yield read_message(handle.read(), path, label, report, headers)
+                        "(every worker must see the files at the same path)") from None
+    return documents, report
 
 
 def plan_training(corpus: LabelledCorpus) -> tuple[list[Entry], bool]:
@@ -151,7 +151,7 @@ def train_on_cluster(
     for future in as_completed(futures):
         counts, report = future.result()
         total = counts if total is None else total.merge(counts)
-        _add_report(corpus.report, report)
+        corpus.report.update(report)
         if on_shard is not None:
             on_shard(futures[future])
         future.release()
@@ -160,28 +160,10 @@ def train_on_cluster(
     return _summarize(Model(analyzer, total, settings, summary), started)
 
 
-def _add_report(into: ReadReport, part: ReadReport) -> None:
-    into.documents += part.documents
-    into.labels.update(part.labels)
-    into.replaced += part.replaced
-    into.empty += part.empty
-    into.attachments += part.attachments
-    into.malformed += part.malformed
-    for reason, sources in part.skipped.items():
-        into.skipped.setdefault(reason, []).extend(sources)
-
-
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,
                 format_batch: Callable[[Model, list[Document]], str]) -> tuple[str, ReadReport]:
     """On a worker: read one batch of files and return predict's output lines for them."""
-    import socket
-
-    report = ReadReport()
-    try:
-        batch = list(_read(entries, mail, encoding, model.analyzer.headers, report))
-    except OSError as error:
-        raise DataError(f"worker {socket.gethostname()} cannot read {error.filename}: {error.strerror} "
-                        "(every worker must see the files at the same path)") from None
+    batch, report = _read_on_worker(entries, mail, encoding, model.analyzer.headers)
     return format_batch(model, batch), report
 
 
@@ -193,25 +175,21 @@ def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadR
     for path in paths:
         if path == "-":
             raise DataError("--dask scores files and folders; stdin is read here, without --dask")
-        entries += list_folder(path, report, labelled=False) if _is_dir(path) else [(path, None, 0)]
+        if not os.path.exists(path):
+            raise DataError(f"{path}: no such file or folder")
+        entries += list_folder(path, report, labelled=False) if os.path.isdir(path) else [(path, None, 0)]
     shared = client.scatter(model, broadcast=True)
-    width = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})))
-    batches = iter([entries[i:i + PREDICT_FILES] for i in range(0, len(entries), PREDICT_FILES)])
-    pending = [client.submit(score_files, shared, batch, mail, encoding, format_batch, pure=False)
-               for batch in itertools.islice(batches, width)]
+    batches = (entries[i:i + PREDICT_FILES] for i in range(0, len(entries), PREDICT_FILES))
+
+    def submit(n: int) -> list:
+        return [client.submit(score_files, shared, batch, mail, encoding, format_batch, pure=False)
+                for batch in itertools.islice(batches, n)]
+
+    pending = submit(IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {}))))
     while pending:
         future = pending.pop(0)
         text, part = future.result()
-        _add_report(report, part)
+        report.update(part)
         future.release()
-        pending += [client.submit(score_files, shared, batch, mail, encoding, format_batch, pure=False)
-                    for batch in itertools.islice(batches, 1)]
+        pending += submit(1)
         yield text
-
-
-def _is_dir(path: str) -> bool:
-    import os
-
-    if not os.path.exists(path):
-        raise DataError(f"{path}: no such file or folder")
-    return os.path.isdir(path)

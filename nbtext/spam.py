@@ -21,7 +21,7 @@ import contextlib
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -67,6 +67,15 @@ class SpamFilter:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def with_cutoffs(self, spam_cutoff: float | None, ham_cutoff: float | None) -> SpamFilter:
+        """These settings with the cut-offs a user gave (None keeps this filter's; the ham
+        cut-off never rises above a given spam cut-off unless given too)."""
+        spam_cutoff = self.spam_cutoff if spam_cutoff is None else spam_cutoff
+        ham_cutoff = min(self.ham_cutoff, spam_cutoff) if ham_cutoff is None else ham_cutoff
+        if ham_cutoff > spam_cutoff:
+            raise DataError(f"the ham cut-off ({ham_cutoff}) is above the spam cut-off ({spam_cutoff})")
+        return replace(self, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff)
 
     def ham_label(self, classes: Sequence[str]) -> str:
         """The class that ``learn --ham`` adds to: the other class, or ``ham`` among several."""
@@ -217,20 +226,15 @@ def train_filter(
     is_spam = np.array(labels) == label
     slope, intercept = fit_platt(log_odds, is_spam)
     scores = _sigmoid(slope * log_odds + intercept)
-    chosen_spam, chosen_ham = choose_cutoffs(scores, is_spam, fp_target)
-    spam_cutoff = chosen_spam if spam_cutoff is None else spam_cutoff
-    ham_cutoff = min(chosen_ham, spam_cutoff) if ham_cutoff is None else ham_cutoff
-    if ham_cutoff > spam_cutoff:
-        raise DataError(f"the ham cut-off ({ham_cutoff}) is above the spam cut-off ({spam_cutoff})")
-    spam_filter = SpamFilter(label, spam_cutoff, ham_cutoff, slope, intercept, None)
+    measured_filter = SpamFilter(label, *choose_cutoffs(scores, is_spam, fp_target), slope, intercept)
+    spam_filter = measured_filter.with_cutoffs(spam_cutoff, ham_cutoff)
     verdicts = spam_filter.verdicts(scores)
-    measured = {
+    spam_filter = replace(spam_filter, measured={
         "folds": folds, "seed": seed, "fp_target": fp_target,
         "ham_false_positive_rate": float(np.mean(verdicts[~is_spam] == EXIT_SPAM)),
         "spam_recall": float(np.mean(verdicts[is_spam] == EXIT_SPAM)),
         "unsure_share": float(np.mean(verdicts == EXIT_UNSURE)),
-    }
-    spam_filter = SpamFilter(label, spam_cutoff, ham_cutoff, slope, intercept, measured)
+    })
     model = Model(analyzer, total, {**(settings or {}), "spam": spam_filter.to_dict()}, summary)
     return _summarize(model, started)
 
@@ -285,18 +289,3 @@ def locked(model_path: str) -> Iterator[None]:
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
-
-def learn(model: Model, documents: Iterable[Document], *, unlearn: bool = False) -> Model:
-    """``model`` with labelled ``documents`` added, or with ``unlearn`` removed again exactly.
-
-    Pruning is redone over the new counts; the filter's calibration and cut-offs are kept.
-    """
-    from .training import _rebuild, count_documents
-
-    started = time.perf_counter()
-    weighting = ClassCounts(tf=model.counts.tf, doc_norm=model.counts.doc_norm)
-    change = count_documents(documents, model.analyzer, weighting).finalized()
-    if not change.classes:
-        raise DataError("no messages to learn from")
-    counts = model.counts.subtract(change) if unlearn else model.counts.merge(change)
-    return _rebuild(model, counts, None, started)

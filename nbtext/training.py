@@ -84,15 +84,19 @@ def _summarize(model: Model, started: float) -> Model:
     return model
 
 
-def update(model: Model, documents: Iterable[Document], *, settings: dict[str, Any] | None = None) -> Model:
+def update(model: Model, documents: Iterable[Document], *, settings: dict[str, Any] | None = None,
+           remove: bool = False) -> Model:
     """``model`` with ``documents`` added: equal to training on the old and new data at once.
 
     New words grow the vocabulary; pruning (``min_df`` ...) is redone over all the counts.
+    With ``remove`` the documents, added before, are taken out again exactly (see
+    ``FrozenCounts.subtract``).
     """
     started = time.perf_counter()
     weighting = ClassCounts(tf=model.counts.tf, doc_norm=model.counts.doc_norm)
-    added = count_documents(documents, model.analyzer, weighting).finalized()
-    return _rebuild(model, model.counts.merge(added), settings, started)
+    change = count_documents(documents, model.analyzer, weighting).finalized()
+    counts = model.counts.subtract(change) if remove else model.counts.merge(change)
+    return _rebuild(model, counts, settings, started)
 
 
 def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Model:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
@@ -26,6 +27,21 @@ def corpus_path(name: str) -> Path:
         pytest.skip(message)
     done = subprocess.run([str(SHARED_GET), name], check=True, capture_output=True, text=True)
     return Path(done.stdout.strip())
+
+
+def assert_same_counts(left: dict, right: dict) -> None:
+    """Two models' stored counts (a model file's ``counts``, or ``FrozenCounts.to_dict()``) are
+    equal byte for byte: the same terms, classes, entries, values and dtypes."""
+    assert left.keys() == right.keys()
+    for key in left:
+        ours, theirs = left[key], right[key]
+        if isinstance(ours, dict):
+            assert ours.keys() == theirs.keys(), key
+            assert all(ours[k].tobytes() == theirs[k].tobytes() for k in ours), key
+        elif isinstance(ours, np.ndarray):
+            assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes(), key
+        else:
+            assert ours == theirs, key
 
 
 def run(args: list[str], *, input: str | bytes | None = None, expect: int = 0) -> Result:

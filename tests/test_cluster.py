@@ -9,17 +9,15 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import joblib
-import numpy as np
 import pytest
 
 from nbtext.errors import DataError
 from nbtext.readers import LabelledCorpus
 from nbtext.training import DEFAULT_ANALYZER
 
-from .conftest import TICKETS, corpus_path, run
+from .conftest import TICKETS, assert_same_counts, corpus_path, run
 
 distributed = pytest.importorskip("distributed", reason="the cluster tests need nbtext[dask]")
 
@@ -68,25 +66,14 @@ def cluster():
     started.stop()
 
 
-def _same_counts(a: Path, b: Path) -> None:
-    left, right = joblib.load(a), joblib.load(b)
-    assert left["kept"]["terms"].tobytes() == right["kept"]["terms"].tobytes()
-    for key, value in left["counts"].items():
-        other = right["counts"][key]
-        if isinstance(value, dict):
-            assert {k: v.tobytes() for k, v in value.items()} == {k: v.tobytes() for k, v in other.items()}, key
-        elif isinstance(value, np.ndarray):
-            assert value.tobytes() == other.tobytes(), key
-        else:
-            assert value == other, key
-
-
 def test_20news_trained_on_the_cluster_equals_local_training(cluster, tmp_path):
     data = corpus_path("20news-bydate") / "train"
     run(["train", data, "-o", tmp_path / "local.joblib"])
     result = run(["train", data, "-o", tmp_path / "cluster.joblib", "--dask", cluster.address])
     assert "read 11,314 documents" in result.stderr
-    _same_counts(tmp_path / "local.joblib", tmp_path / "cluster.joblib")
+    local_file, cluster_file = joblib.load(tmp_path / "local.joblib"), joblib.load(tmp_path / "cluster.joblib")
+    assert local_file["kept"]["terms"].tobytes() == cluster_file["kept"]["terms"].tobytes()
+    assert_same_counts(local_file["counts"], cluster_file["counts"])
     test = corpus_path("20news-bydate") / "test"
     local = run(["predict", tmp_path / "local.joblib", test, "--proba"]).stdout.splitlines()
     remote = run(["predict", tmp_path / "cluster.joblib", test, "--proba", "--dask", cluster.address]).stdout.splitlines()
@@ -113,9 +100,7 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path):
         assert killed and own.workers[0].wait(timeout=30) is not None
         local = train(LabelledCorpus([str(data)]))
         assert model.counts.class_docs.tolist() == [2500, 500]
-        assert list(model.counts.terms) == list(local.counts.terms)
-        for name, values in local.counts.values.items():
-            assert np.array_equal(model.counts.values[name], values)
+        assert_same_counts(model.counts.to_dict(), local.counts.to_dict())
     finally:
         own.stop()
 

@@ -16,7 +16,7 @@ from typing import BinaryIO
 from ..errors import DataError
 from .folders import list_folder, read_files
 from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
-from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message
+from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message, read_message_files
 from .report import Document, ReadReport, check_encoding, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
@@ -113,11 +113,7 @@ class LabelledCorpus:
             if fmt == "folder":
                 yield from read_files(entries, self.report, encoding=self.encoding, progress=progress)
             elif fmt == "email":
-                for file, label, size in entries:
-                    with open(file, "rb") as handle:
-                        yield read_message(handle.read(), file, label, self.report, self.headers)
-                    if progress is not None:
-                        progress(size)
+                yield from read_message_files(entries, self.report, self.headers, progress)
             elif fmt == "mbox":
                 for file, label, _ in entries:
                     yield from iter_mbox(file, label, self.report, self.headers, progress)
@@ -229,20 +225,16 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[
         messages = iter_mbox(path, None, report, headers)
     elif os.path.isdir(path):
         entries = list_folder(path, report, labelled=False)
-        read = iter_mbox if fmt == "mbox" else None
-        messages = (doc for file, _, _ in entries for doc in (
-            read(file, None, report, headers) if read else [_message_file(file, report, headers)]))
+        if fmt == "mbox":
+            messages = (doc for file, _, _ in entries for doc in iter_mbox(file, None, report, headers))
+        else:
+            messages = read_message_files(entries, report, headers)
     elif os.path.isfile(path):
-        messages = iter([_message_file(path, report, headers)])
+        messages = read_message_files([(path, None, 0)], report, headers)
     else:
         raise DataError(f"{path}: no such file or folder")
     while batch := list(itertools.islice(messages, _FILES_PER_BATCH)):
         yield batch, False
-
-
-def _message_file(path: str, report: ReadReport, headers: Sequence[str]) -> Document:
-    with open(path, "rb") as handle:
-        return read_message(handle.read(), path, None, report, headers)
 
 
 def _folder_format(root: str) -> str:

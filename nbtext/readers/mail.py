@@ -13,7 +13,7 @@ import functools
 import mmap
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -229,6 +229,16 @@ def read_message(raw: bytes, source: str, label: str | None, report: ReadReport,
     if mail.malformed:
         report.malformed.append(source)
     return report.add(Document(mail.text, label, source, mail.message_id), replaced=mail.replaced)
+
+
+def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport, headers: Sequence[str],
+                       progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+    """One Document per message file of ``entries`` (path, label, size), in order."""
+    for path, label, size in entries:
+        with open(path, "rb") as handle:
+            yield read_message(handle.read(), path, label, report, headers)
+        if progress is not None:
+            progress(size)
 
 
 def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequence[str],

@@ -49,6 +49,17 @@ class ReadReport:
             self.empty.append(doc.source)
         return doc
 
+    def update(self, other: ReadReport) -> None:
+        """Add what another reader (another process, a cluster worker) saw."""
+        self.documents += other.documents
+        self.labels.update(other.labels)
+        self.replaced += other.replaced
+        self.empty += other.empty
+        self.attachments += other.attachments
+        self.malformed += other.malformed
+        for reason, sources in other.skipped.items():
+            self.skipped.setdefault(reason, []).extend(sources)
+
     def skip(self, reason: str, source: str) -> None:
         """Count one entry that is not a document, with the reason."""
         self.skipped.setdefault(reason, []).append(source)
