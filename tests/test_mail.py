@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from nbtext.analysis import Analyzer
 from nbtext.readers import LabelledCorpus
 
 from .conftest import corpus_path, run
@@ -67,6 +68,24 @@ def test_enron_crlf_mail_is_read_as_mail():
     assert "baxter / whalley meeting has been changed" in broken.text
     first = next(d for d in docs if d.source.endswith("0002.1999-12-13.farmer.ham.txt"))
     assert first.text.startswith("Subject: vastar resources , inc .\ngary , production from the high island")
+
+
+@pytest.mark.parametrize("name", ["enron1", "enron2"])
+def test_enron_read_as_mail_has_the_words_it_has_as_text(name):
+    """Enron files are a Subject line and a body with no declared charset: read as mail they
+    give exactly the tokens they give as plain text (an empty Subject still makes "subject",
+    and undeclared 8-bit bytes are replaced and counted as in a plain file)."""
+    root = str(corpus_path("enron-spam") / name)
+    text_corpus, mail_corpus = LabelledCorpus([root]), LabelledCorpus([root], input_format="email")
+    analyzer = Analyzer(ngram_range=(1, 2))
+    pairs = list(zip(text_corpus, mail_corpus, strict=True))
+    assert [analyzer(t.text) for t, _ in pairs] == [analyzer(m.text) for _, m in pairs]
+    assert mail_corpus.report.replaced == text_corpus.report.replaced
+    if name == "enron1":
+        empty_subject = next(m for _, m in pairs if m.source.endswith("0103.2003-12-29.GP.spam.txt"))
+        assert empty_subject.text.startswith("Subject: \nholiday specials on : didrex")
+    else:
+        assert len(mail_corpus.report.replaced) == 129
 
 
 def _plain(raw: bytes) -> bool:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import email.message
 
-from .report import Document, ReadReport
+from .report import Document, ReadReport, decode
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -72,13 +72,13 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
 
     message = email.message_from_bytes(raw, policy=email.policy.compat32)
     malformed = _broken(message)
-    replaced = False
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
-    subject = _header_text(message.get("Subject", ""), body_charset)
-    # Kept as a "Subject:" line: the word pair it makes with the first word marks replies and
-    # forwards (subject re, subject fwd), and Subject-only stores read as they do as text.
-    parts = [f"Subject: {subject}" if subject else ""]
+    subject, replaced = _header_text(message.get("Subject", ""), body_charset)
+    # Kept as a "Subject:" line, even when empty: the word pair it makes with the first word
+    # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
+    # body's first word), and Subject-only stores read as they do as text.
+    parts = [f"Subject: {subject}" if "Subject" in message else ""]
     for part in message.walk():
         if part.is_multipart():
             continue
@@ -114,13 +114,16 @@ def _broken(part: email.message.Message) -> bool:
 
 def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
     """Decode a part by its declared charset, widened to the superset mail really uses; when
-    that fails, UTF-8, then Windows-1252 with replacement (the flag says replacement happened)."""
-    tried = []
-    if charset:
-        name = charset.strip().strip('"').lower()
-        tried.append(_WIDER.get(name, name))
-    tried += ["utf-8", "cp1252"]
-    for encoding in tried:
+    that fails, UTF-8, then Windows-1252 with replacement. A part that declares no charset is
+    read as plain files are: UTF-8, invalid bytes replaced. The flag says replacement happened.
+
+    >>> decode_part(b"caf\\xe9", "iso-8859-1"), decode_part(b"caf\\xe9", None)
+    (('café', False), ('caf\ufffd', True))
+    """
+    if not charset:
+        return decode(payload, "utf-8")
+    name = charset.strip().strip('"').lower()
+    for encoding in (_WIDER.get(name, name), "utf-8", "cp1252"):
         try:
             codecs.lookup(encoding)
             return payload.decode(encoding), False
@@ -137,7 +140,7 @@ def header_tokens(name: str, values: Sequence[object]) -> list[str]:
     prefix = name.lower().replace("-", "_") + "_"
     tokens: list[str] = []
     for value in values:
-        text = _header_text(value)
+        text, _ = _header_text(value)  # header tokens are extra evidence; the Subject counts replacements
         tokens += [prefix + word.lower() for word in _HEADER_TOKEN.findall(text)]
         if name.lower() in ("from", "to", "cc", "reply-to", "sender"):
             import email.utils
@@ -150,24 +153,26 @@ def header_tokens(name: str, values: Sequence[object]) -> list[str]:
     return sorted(set(tokens))
 
 
-def _header_text(value: object, charset: str | None = None) -> str:
+def _header_text(value: object, charset: str | None = None) -> tuple[str, bool]:
     """A header as text, RFC 2047 encoded words decoded; raw 8-bit bytes (which the parser
     keeps as surrogates or "unknown-8bit") decoded with ``charset``, the message's own, as
-    mail clients do."""
+    mail clients do. The flag says bytes were replaced."""
     import email.header
 
+    lossy = False
     if isinstance(value, str) and any("\udc80" <= ch <= "\udcff" for ch in value):
-        value = decode_part(value.encode("ascii", "surrogateescape"), charset)[0]
+        value, lossy = decode_part(value.encode("ascii", "surrogateescape"), charset)
     try:
         chunks = email.header.decode_header(value)
     except Exception:
-        return str(value)
+        return str(value), lossy
     out = []
     for chunk, chunk_charset in chunks:
         if isinstance(chunk, bytes):
-            chunk = decode_part(chunk, charset if chunk_charset in (None, "unknown-8bit") else chunk_charset)[0]
+            chunk, replaced = decode_part(chunk, charset if chunk_charset in (None, "unknown-8bit") else chunk_charset)
+            lossy |= replaced
         out.append(chunk)
-    return "".join(out).replace("\r", " ").replace("\n", " ").strip()
+    return "".join(out).replace("\r", " ").replace("\n", " ").strip(), lossy
 
 
 @functools.cache
