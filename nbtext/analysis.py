@@ -80,7 +80,7 @@ class Analyzer:
             return tokens
         features = list(tokens) if low == 1 else []
         for n in range(max(low, 2), high + 1):
-            features += [" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+            features += map(" ".join, zip(*(tokens[i:] for i in range(n))))
         return features
 
     def _char_wb(self, text: str) -> list[str]:

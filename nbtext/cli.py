@@ -274,12 +274,15 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
               help="Count on a Dask cluster: tcp://HOST:8786 (a running scheduler) or local[:N] (N worker "
                    "processes here). Workers read DATA themselves: it must be on a filesystem they all see. "
                    "Folder-per-class data only; needs nbtext[dask].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Count in N processes (default: one per core); the model is the same bit for bit. "
+                   "Small data (one batch of 1,000 documents) is counted in this process.")
 @spam_options
 @nb_options
 @analyzer_options
 @input_options
 @click.pass_context
-def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_label, spam_cutoff, ham_cutoff,
+def train(ctx, data, output, update_path, test_split, seed, dask_address, jobs, spam_label, spam_cutoff, ham_cutoff,
           fp_target, **options) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
@@ -306,7 +309,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_l
     """
     from . import render, training
     from .model import Model
+    from .parallel import default_jobs
 
+    jobs = jobs or default_jobs()
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
     base = None
@@ -344,7 +349,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_l
         if dask_address is not None:
             model = _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, advance)
         elif base is not None:
-            model = training.update(base, documents, settings=settings)
+            model = training.update(base, documents, settings=settings, jobs=jobs)
             model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
         elif as_filter:
             from .spam import train_filter
@@ -353,7 +358,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, spam_l
                                  seed=seed, fp_target=fp_target, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
                                  **weighting)
         elif test_split is None:
-            model = training.train(documents, analyzer=analyzer, settings=settings, summary=summary, **weighting)
+            model = training.train(documents, analyzer=analyzer, settings=settings, summary=summary, jobs=jobs,
+                                   **weighting)
         else:
             model, held = _train_held_out(list(documents), test_split, seed, analyzer, weighting, settings, summary)
     model.save(output)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .analysis import Analyzer
-from .counting import ClassCounts, FrozenCounts
+from .counting import FrozenCounts
 from .errors import DataError, NbtextError
 from .model import Model
 from .readers import Document, LabelledCorpus, ReadReport
@@ -78,11 +78,11 @@ def shard_entries(entries: Sequence[Entry], shard_bytes: int = SHARD_BYTES) -> l
 def count_shard(entries: list[Entry], mail: bool, encoding: str, analyzer: dict[str, Any], tf: str,
                 doc_norm: str | None) -> tuple[FrozenCounts, ReadReport]:
     """On a worker: read and count one shard of labelled document files."""
-    from .training import count_documents
+    from .training import count_all
 
     analyze = Analyzer.from_dict(analyzer)
     documents, report = _read_on_worker(entries, mail, encoding, analyze.headers)
-    return count_documents(documents, analyze, ClassCounts(tf=tf, doc_norm=doc_norm)).finalized(), report
+    return count_all(documents, analyze, tf=tf, doc_norm=doc_norm), report
 
 
 def _read_on_worker(entries: list[Entry], mail: bool, encoding: str,

@@ -137,29 +137,41 @@ def weigh_rows(matrix: CountMatrix, *, tf: str = "raw", doc_norm: str | None = N
     return CountMatrix(matrix.indptr, matrix.indices, data, matrix.n_features)
 
 
+class GrowingVocabulary(dict):
+    """A term -> id dict that gives an unseen term the next id when it is looked up, so that
+    ``map(vocabulary.__getitem__, features)`` stays in C for every term already known.
+
+    >>> vocabulary = GrowingVocabulary()
+    >>> [vocabulary[t] for t in ["b", "a", "b"]], dict(vocabulary)
+    ([0, 1, 0], {'b': 0, 'a': 1})
+    """
+
+    def __missing__(self, term: str) -> int:
+        self[term] = index = len(self)
+        return index
+
+
 def count_features(
-    feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, grow: bool = False, n_known: int | None = None
+    feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, n_known: int | None = None
 ) -> CountMatrix:
     """Count each document's features against ``vocabulary``.
 
-    With ``grow`` unseen features are added to ``vocabulary`` (new ids in sorted order, so a
-    run is reproducible); without it they are ignored. The per-token work is C-level
-    (``map``/``fromiter``), the counting is one ``np.unique`` over (document, feature) keys.
-    Without ``grow``, ``vocabulary`` only needs ``get`` (and ``n_known`` its size, when it
-    has no ``len``).
+    A ``GrowingVocabulary`` takes in unseen features (ids in order of first sight); any other
+    mapping only needs ``get``, and unseen features are ignored (``n_known`` gives its size
+    when it has no ``len``). The per-token work is C-level (``map``/``fromiter``), the
+    counting is one ``np.unique`` over (document, feature) keys.
     """
     n_docs = len(feature_lists)
     lengths = np.fromiter(map(len, feature_lists), dtype=np.int64, count=n_docs)
-    flat = list(itertools.chain.from_iterable(feature_lists))
-    if grow:
-        for feature in sorted(dict.fromkeys(flat).keys() - vocabulary.keys()):
-            vocabulary[feature] = len(vocabulary)
-        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=len(flat))
-        rows = np.repeat(np.arange(n_docs), lengths)
+    flat = itertools.chain.from_iterable(feature_lists)
+    n_flat = int(lengths.sum())
+    rows = np.repeat(np.arange(n_docs), lengths)
+    if isinstance(vocabulary, GrowingVocabulary):
+        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=n_flat)
     else:
-        ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=len(flat))
+        ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=n_flat)
         known = ids >= 0
-        ids, rows = ids[known], np.repeat(np.arange(n_docs), lengths)[known]
+        ids, rows = ids[known], rows[known]
     n_columns = len(vocabulary) if n_known is None else n_known
     width = max(n_columns, 1)
     keys, counts = np.unique(rows * width + ids, return_counts=True)
@@ -189,7 +201,7 @@ class ClassCounts:
     def __init__(self, *, tf: str = "raw", doc_norm: str | None = None) -> None:
         weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=tf, doc_norm=doc_norm)  # validates both
         self.tf, self.doc_norm = tf, doc_norm
-        self.vocabulary: dict[str, int] = {}
+        self.vocabulary = GrowingVocabulary()
         self.label_ids: dict[str, int] = {}
         self._term_counts = np.zeros((0, 0))
         self._doc_freq = np.zeros((0, 0))
@@ -207,7 +219,7 @@ class ClassCounts:
 
     def add(self, feature_lists: Sequence[Sequence[str]], labels: Iterable[str]) -> None:
         """Count a batch of documents (their features) with their labels."""
-        matrix = count_features(feature_lists, self.vocabulary, grow=True)
+        matrix = count_features(feature_lists, self.vocabulary)
         y = np.fromiter(
             (self.label_ids.setdefault(label, len(self.label_ids)) for label in labels),
             dtype=np.int64, count=len(feature_lists),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .analysis import Analyzer
@@ -20,16 +20,32 @@ from .readers import Document
 BATCH_SIZE = 1000
 
 
-def count_documents(documents: Iterable[Document], analyzer: Analyzer, counts: ClassCounts | None = None) -> ClassCounts:
-    """Add the labelled ``documents`` to ``counts`` (a new ClassCounts by default)."""
-    counts = counts if counts is not None else ClassCounts()
+def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
+              jobs: int = 1) -> FrozenCounts:
+    """The counts of the labelled ``documents``; with ``jobs`` > 1 and more than one batch of
+    them, counted by that many worker processes (the same counts, bit for bit)."""
+    batches = _labelled_batches(documents)
+    first = list(itertools.islice(batches, 2))
+    if jobs > 1 and len(first) > 1:
+        from .parallel import count_in_processes
+
+        counts, _ = count_in_processes(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm,
+                                       jobs=jobs)
+        return counts
+    counts = ClassCounts(tf=tf, doc_norm=doc_norm)
+    for texts, labels in itertools.chain(first, batches):
+        counts.add([analyzer(text) for text in texts], labels)
+    return counts.finalized()
+
+
+def _labelled_batches(documents: Iterable[Document]) -> Iterator[tuple[list[str], list[str]]]:
+    """(texts, labels) of BATCH_SIZE documents at a time; a DataError for a document without a label."""
     stream = iter(documents)
     while batch := list(itertools.islice(stream, BATCH_SIZE)):
         unlabelled = next((doc.source for doc in batch if doc.label is None), None)
         if unlabelled is not None:
             raise DataError(f"{unlabelled}: document has no label")
-        counts.add([analyzer(doc.text) for doc in batch], [doc.label for doc in batch])
-    return counts
+        yield [doc.text for doc in batch], [doc.label for doc in batch]
 
 
 #: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
@@ -45,11 +61,13 @@ def train(
     doc_norm: str | None = DEFAULT_DOC_NORM,
     settings: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
+    jobs: int = 1,
 ) -> Model:
     """A Model trained on labelled ``documents``.
 
     ``tf`` and ``doc_norm`` say how each document's counts are transformed before they are
-    summed per class (see ``counting.weigh_rows``); ``settings`` are the Model's.
+    summed per class (see ``counting.weigh_rows``); ``settings`` are the Model's. ``jobs``
+    worker processes count when there is more than one batch of documents.
 
     Examples
     --------
@@ -63,7 +81,7 @@ def train(
     """
     analyzer = analyzer or DEFAULT_ANALYZER
     started = time.perf_counter()
-    counts = count_documents(documents, analyzer, ClassCounts(tf=tf, doc_norm=doc_norm)).finalized()
+    counts = count_all(documents, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
     if not counts.classes:
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
@@ -85,7 +103,7 @@ def _summarize(model: Model, started: float) -> Model:
 
 
 def update(model: Model, documents: Iterable[Document], *, settings: dict[str, Any] | None = None,
-           remove: bool = False) -> Model:
+           remove: bool = False, jobs: int = 1) -> Model:
     """``model`` with ``documents`` added: equal to training on the old and new data at once.
 
     New words grow the vocabulary; pruning (``min_df`` ...) is redone over all the counts.
@@ -93,8 +111,7 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     ``FrozenCounts.subtract``).
     """
     started = time.perf_counter()
-    weighting = ClassCounts(tf=model.counts.tf, doc_norm=model.counts.doc_norm)
-    change = count_documents(documents, model.analyzer, weighting).finalized()
+    change = count_all(documents, model.analyzer, tf=model.counts.tf, doc_norm=model.counts.doc_norm, jobs=jobs)
     counts = model.counts.subtract(change) if remove else model.counts.merge(change)
     return _rebuild(model, counts, settings, started)
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from nbtext.analysis import Analyzer, load_stop_words
-from nbtext.counting import ClassCounts, CountMatrix, count_features
+from nbtext.counting import ClassCounts, CountMatrix, GrowingVocabulary, count_features
 from nbtext.errors import DataError
 from nbtext.readers import LabelledCorpus
 
@@ -46,14 +46,14 @@ def test_analyzer_equals_scikit_learn(mixed_documents, ours, theirs):
 def test_counts_equal_count_vectorizer(mixed_documents):
     texts = [d.text for d in mixed_documents]
     analyzer = Analyzer(ngram_range=(1, 2))
-    vocabulary: dict[str, int] = {}
-    matrix = count_features([analyzer(t) for t in texts], vocabulary, grow=True)
+    vocabulary = GrowingVocabulary()
+    matrix = count_features([analyzer(t) for t in texts], vocabulary)
     oracle = CountVectorizer(ngram_range=(1, 2)).fit(texts)
     expected = oracle.transform(texts)
     order = np.array([vocabulary[term] for term in oracle.get_feature_names_out()])
     assert (matrix.to_scipy()[:, order] != expected).nnz == 0
-    # a fixed vocabulary ignores unseen features
-    again = count_features([analyzer(t) for t in texts[:5] + ["zzqx qqzx"]], vocabulary)
+    # a fixed vocabulary (a plain dict) ignores unseen features
+    again = count_features([analyzer(t) for t in texts[:5] + ["zzqx qqzx"]], dict(vocabulary))
     assert again.shape == (6, len(vocabulary)) and again.indptr[-1] == again.indptr[-2]
 
 

@@ -8,7 +8,7 @@ import pytest
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
-from .conftest import corpus_path, run
+from .conftest import assert_same_counts, corpus_path, run
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +101,35 @@ def test_transforms_equal_scikit_learn_tfidf(weighting, idf, oracle_steps, varia
     oracle = make_pipeline(*steps).fit([d.text for d in train_docs], [d.label for d in train_docs])
     np.testing.assert_allclose(model.predict_log_proba(test_texts), oracle.predict_log_proba(test_texts),
                                rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("corpus, options", [
+    ("sms-spam", []),  # a line file, nbtext's defaults (log tf, unit length: weighted sums)
+    ("20news-bydate", ["--variant", "multinomial", "--ngram-range", "1,1", "--min-df", "1", "--tf", "raw",
+                       "--doc-norm", "none", "--no-idf"]),
+])
+def test_jobs_give_the_same_model_bit_for_bit(corpus, options, tmp_path):
+    data = corpus_path(corpus) / ("SMSSpamCollection" if corpus == "sms-spam" else "train")
+    models = {}
+    for jobs in (1, 3):
+        path = tmp_path / f"jobs{jobs}.joblib"
+        run(["train", data, "-o", path, "--jobs", jobs, *options])
+        models[jobs] = Model.load(path)
+    assert models[1].summary["documents"] == models[3].summary["documents"] > 5000
+    assert_same_counts(models[1].counts.to_dict(), models[3].counts.to_dict())
+    texts = [doc.text for doc in LabelledCorpus([str(data)])][:300]
+    assert models[1].predict(texts) == models[3].predict(texts)
+
+
+def test_a_dead_counting_process_is_an_error(sms_halves, tmp_path):
+    """A worker that cannot start its work (here: an analyzer it cannot rebuild) fails the run
+    with a message, and the parent does not hang."""
+    from nbtext.analysis import Analyzer
+    from nbtext.errors import NbtextError
+    from nbtext.parallel import count_in_processes
+
+    batches = [(["free prize now"] * 10, ["spam"] * 10)] * 4
+    broken = Analyzer()
+    object.__setattr__(broken, "analyzer", "no-such-analyzer")
+    with pytest.raises(NbtextError, match="a counting process failed: DataError: unknown analyzer"):
+        count_in_processes(batches, broken, tf="raw", doc_norm=None, jobs=2)
