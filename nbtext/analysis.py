@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +21,7 @@ _WHITESPACE = re.compile(r"\s\s+")
 #: For ASCII text, every non-word byte becomes a space, so ``str.split`` finds the word runs
 #: without the regex engine (about a third faster on 20 Newsgroups).
 _ASCII_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+_UTF8 = functools.partial(str.encode, encoding="utf-8", errors="surrogatepass")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,10 @@ class Analyzer:
     headers : tuple of str
         Mail headers whose words join the document as prefixed tokens (``subject_free``);
         kept here so that every command reads mail the way training did.
+    hash_features : int or None
+        Replace each feature by one of this many buckets, ``#`` and the CRC-32 of its UTF-8
+        bytes modulo the count (the same in every process and on every machine), so the
+        vocabulary can never outgrow memory; the words themselves are not kept.
 
     Examples
     --------
@@ -46,6 +55,8 @@ class Analyzer:
     ['cat', 'sat', 'cat sat']
     >>> Analyzer(analyzer="char_wb", ngram_range=(3, 3))("Hi cat")
     [' hi', 'hi ', ' ca', 'cat', 'at ']
+    >>> Analyzer(hash_features=1024)("The cat sat, the CAT ran!")
+    ['#486', '#936', '#216', '#486', '#936', '#917']
     """
 
     analyzer: str = "word"
@@ -53,6 +64,7 @@ class Analyzer:
     lowercase: bool = True
     stop_words: frozenset[str] = field(default_factory=frozenset)
     headers: tuple[str, ...] = ()
+    hash_features: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "headers", tuple(h.strip().lower() for h in self.headers if h.strip()))
@@ -63,9 +75,19 @@ class Analyzer:
             raise DataError(f"bad n-gram range {low},{high}: need 1 <= MIN <= MAX")
         object.__setattr__(self, "ngram_range", (int(low), int(high)))
         object.__setattr__(self, "stop_words", frozenset(self.stop_words))
+        if self.hash_features is not None and not 1 <= self.hash_features <= 2**32:
+            raise DataError(f"bad --hash-features {self.hash_features}: need 1 to 2**32 buckets")
 
     def __call__(self, text: str) -> list[str]:
         """The features of one document, in text order, repeats kept."""
+        features = self._features(text)
+        if self.hash_features is None:
+            return features
+        # All C-level: CRC-32 of the UTF-8 bytes, modulo the bucket count, formatted.
+        buckets = map(operator.mod, map(zlib.crc32, map(_UTF8, features)), itertools.repeat(self.hash_features))
+        return list(map("#%d".__mod__, buckets))
+
+    def _features(self, text: str) -> list[str]:
         if isinstance(text, bytes):
             raise TypeError("Analyzer takes str; decode bytes first")
         if self.lowercase:
@@ -103,6 +125,7 @@ class Analyzer:
             "lowercase": self.lowercase,
             "stop_words": sorted(self.stop_words),
             "headers": list(self.headers),
+            "hash_features": self.hash_features,
         }
 
     @classmethod
@@ -114,6 +137,7 @@ class Analyzer:
             lowercase=data["lowercase"],
             stop_words=frozenset(data["stop_words"]),
             headers=tuple(data.get("headers", ())),
+            hash_features=data.get("hash_features"),
         )
 
 

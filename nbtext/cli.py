@@ -119,6 +119,19 @@ def _df(ctx: click.Context, param: click.Parameter, value: str | None) -> int | 
     return number if "." in value else int(number)
 
 
+def _buckets(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    if value is None:
+        return None
+    base, power, exponent = value.replace(" ", "").partition("**")
+    try:
+        number = int(base) ** int(exponent) if power else int(base)
+    except ValueError:
+        raise click.BadParameter("expected a bucket count, e.g. 1048576 or 2**20") from None
+    if not 1 <= number <= 2**32:
+        raise click.BadParameter("need 1 to 2**32 buckets")
+    return number
+
+
 def _header_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
     if value is None:
         return None  # decided once the input format is known
@@ -149,6 +162,10 @@ def analyzer_options(command: Callable) -> Callable:
                      help="Scale each document's vector to unit length before summing (Rennie et al.)."),
         click.option("--idf/--no-idf", default=True, show_default=True,
                      help="Weigh terms by inverse document frequency, log((1 + n) / (1 + df)) + 1."),
+        click.option("--hash-features", metavar="N", callback=_buckets,
+                     help="Hash features into N buckets (e.g. 2**20) instead of keeping a vocabulary: memory "
+                          "stays bounded however many distinct words the data has, at the cost of collisions, "
+                          "and inspect-top-words cannot show words."),
         click.option("--headers", metavar="NAME,...|none", callback=_header_list,
                      help="Mail only: add these headers' words as prefixed tokens (subject_free, "
                           "from_example_com); default " + ",".join(DEFAULT_MAIL_HEADERS) + ", which beat "
@@ -159,7 +176,8 @@ def analyzer_options(command: Callable) -> Callable:
 
 
 #: Options fixed when documents are counted: --update keeps the model's.
-ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words", "tf", "binary", "doc_norm", "headers")
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words", "tf", "binary", "doc_norm", "headers",
+                    "hash_features")
 
 
 def _given_options(ctx: click.Context) -> set[str]:
@@ -246,7 +264,7 @@ def _setup(options: dict[str, Any]):
         headers = DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_NAMES else ()
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         lowercase=options["lowercase"], stop_words=load_stop_words(options["stop_words"]),
-                        headers=headers)
+                        headers=headers, hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
     settings = {name: options[name] for name in
@@ -861,6 +879,10 @@ def inspect_top_words(model_path, k, labels, fmt) -> None:
     from .model import Model
 
     model = Model.load(model_path)
+    if model.analyzer.hash_features is not None:
+        raise NbtextError(f"{model_path} hashes its features into {model.analyzer.hash_features:,} buckets "
+                          "(--hash-features): it keeps no words, so none can be shown. Train without "
+                          "--hash-features to inspect words.")
     unknown = sorted(set(labels) - set(model.classes))
     if unknown:
         raise NbtextError(f"no class {', '.join(unknown)} in the model; it has: {', '.join(model.classes)}")

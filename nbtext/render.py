@@ -47,8 +47,10 @@ def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = N
           f"in {summary['seconds']:.1f}s -> {output}", file=file)
     for label, n in per_class.items():
         print(f"  {label:<{width}}  {n:>8,}", file=file)
+    buckets = summary.get("hash_features")
     print(f"vocabulary: {summary['vocabulary_size']:,} terms "
-          f"(of {summary['terms_seen']:,} seen)", file=file)
+          f"(of {summary['terms_seen']:,} seen)" + (f", hashed into {buckets:,} buckets" if buckets else ""),
+          file=file)
     spam = summary.get("spam")
     if spam:
         print(f"spam filter ({spam['label']!r} is spam): spam cut-off {spam['spam_cutoff']:.4f}, "

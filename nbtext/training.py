@@ -98,6 +98,7 @@ def _summarize(model: Model, started: float) -> Model:
         "vocabulary_size": len(model.terms),
         "terms_seen": len(counts.terms),
         "seconds": round(time.perf_counter() - started, 3),
+        "hash_features": model.analyzer.hash_features,
     }
     return model
 

@@ -133,3 +133,29 @@ def test_a_dead_counting_process_is_an_error(sms_halves, tmp_path):
     object.__setattr__(broken, "analyzer", "no-such-analyzer")
     with pytest.raises(NbtextError, match="a counting process failed: DataError: unknown analyzer"):
         count_in_processes(batches, broken, tf="raw", doc_norm=None, jobs=2)
+
+
+def test_hashed_counts_are_the_word_counts_folded_into_buckets(sms_halves, tmp_path):
+    """--hash-features N: each word's counts land in bucket crc32(word) mod N, collisions add."""
+    import zlib
+
+    options = ["--ngram-range", "1,2", "--min-df", "1", "--tf", "raw", "--doc-norm", "none"]
+    run(["train", sms_halves / "all.tsv", "-o", tmp_path / "words", *options])
+    result = run(["train", sms_halves / "all.tsv", "-o", tmp_path / "hashed", "--hash-features", "2**10", *options])
+    assert "hashed into 1,024 buckets" in result.stderr
+    words, hashed = Model.load(tmp_path / "words"), Model.load(tmp_path / "hashed")
+    assert words.classes == hashed.classes
+    bucket = np.array([zlib.crc32(term.encode()) % 1024 for term in words.counts.terms])
+    folded = np.zeros((len(words.classes), 1024))
+    np.add.at(folded, (slice(None), bucket), words.counts.dense("term_counts"))
+    column = np.array([int(name.lstrip("#")) for name in hashed.counts.terms])
+    assert len(column) > 1000 - 50  # almost every bucket is used: there are far more words
+    np.testing.assert_array_equal(folded[:, column], hashed.counts.dense("term_counts"))
+    assert np.count_nonzero(folded) == np.count_nonzero(hashed.counts.dense("term_counts"))
+    # prediction hashes the same way: the hashed model mostly agrees with the word model
+    texts = [doc.text for doc in LabelledCorpus([str(sms_halves / "b.tsv")])][:200]
+    assert np.mean(np.array(hashed.predict(texts)) == np.array(words.predict(texts))) > 0.9
+    refused = run(["inspect-top-words", tmp_path / "hashed"], expect=1)
+    assert "hashes its features into 1,024 buckets (--hash-features): it keeps no words" in refused.stderr
+    bad = run(["train", sms_halves / "a.tsv", "-o", tmp_path / "x", "--hash-features", "lots"], expect=2)
+    assert "expected a bucket count, e.g. 1048576 or 2**20" in bad.stderr
