@@ -3,11 +3,13 @@
     python benchmarks/speed.py [--runs 3] [--cold-runs 20]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
-nbtext with the options that build scikit-learn's exact model, CountVectorizer()+MultinomialNB()
-and HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are checked
-equal. Prediction throughput on 20news-bydate/test. Cold start of one short document in a
-fresh process, next to `python -c pass` and a joblib'd scikit-learn pipeline. Medians and
-ratios; peak RSS of each child process. Every measurement runs in its own process.
+nbtext with the options that build scikit-learn's exact model (on all cores, and with
+--jobs 1), CountVectorizer()+MultinomialNB() and HashingVectorizer(alternate_sign=False)+
+MultinomialNB(); the feature counts are checked equal. Prediction throughput on
+20news-bydate/test in memory and on a --stream-mb stream of its documents on stdin. Cold start
+of one short document in a fresh process, next to `python -c pass` and a joblib'd
+scikit-learn pipeline. Medians and ratios; peak RSS of each process with its workers. Every
+measurement runs in its own process.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import corpus_root  # noqa: E402
+from nbtext.readers import LabelledCorpus  # noqa: E402
 
 #: nbtext options that give exactly CountVectorizer() + MultinomialNB().
 SKLEARN_EQUIVALENT = ["--variant", "multinomial", "--alpha", "1", "--ngram-range", "1,1", "--min-df", "1",
@@ -63,6 +67,13 @@ model.predict([d.text for d in docs])
 print(json.dumps({"seconds": time.perf_counter() - start, "n": len(docs)}))
 """
 
+_SKLEARN_STREAM = r"""
+import sys, itertools, joblib
+pipe = joblib.load(sys.argv[1])
+while batch := list(itertools.islice(sys.stdin, 1000)):
+    sys.stdout.write("".join(label + "\n" for label in pipe.predict(batch)))
+"""
+
 _SKLEARN_COLD = r"""
 import sys, joblib
 pipe = joblib.load(sys.argv[1])
@@ -90,6 +101,52 @@ def peak_rss(args: list[str], env: dict | None = None) -> tuple[str, float, floa
     return child(args, env)
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants, in MB (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        todo += children.get(current, [])
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def run_sampled(args: list[str], env: dict | None = None, stdin=None) -> tuple[str, float, float]:
+    """Run a command; its stdout, wall seconds and the peak RSS of its process tree in MB,
+    sampled every 0.1 s (nbtext's worker processes count too)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, **(env or {})})
+    peak = 0.0
+
+    def sample() -> None:
+        nonlocal peak
+        while process.poll() is None:
+            peak = max(peak, tree_rss_mb(process.pid))
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    out, errors = process.communicate()
+    seconds = time.perf_counter() - started
+    sampler.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{errors}")
+    return out, seconds, peak
+
+
 def median_run(runs: int, make) -> tuple[float, float, str]:
     results = [make() for _ in range(runs)]
     return statistics.median(r[1] for r in results), max(r[2] for r in results), results[-1][0]
@@ -99,23 +156,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-runs", type=int, default=20)
+    parser.add_argument("--stream-mb", type=int, default=1024, help="size of the stdin stream to predict")
     args = parser.parse_args()
     py = sys.executable
     news = corpus_root("20news-bydate")
     enron = corpus_root("enron-spam")
     scratch = Path(tempfile.mkdtemp())
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    print("| task | nbtext | CountVectorizer+MNB | ratio | HashingVectorizer+MNB | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| task | nbtext (all cores) | nbtext --jobs 1 | CountVectorizer+MNB | ratio (all cores, 1 job) "
+          "| HashingVectorizer+MNB | ratio |")
+    print("|---|---|---|---|---|---|---|")
     for name, roots in (("20news train", [news / "train"]),
                         ("enron-spam all", [enron / f"enron{i}" for i in range(1, 7)])):
         ours = scratch / f"{name}.joblib"
-        nb_sec, nb_rss, _ = median_run(args.runs, lambda: peak_rss(
-            [py, "-m", "nbtext", "train", *map(str, roots), "-o", str(ours), *SKLEARN_EQUIVALENT]))
-        cells = [f"{nb_sec:.2f} s, {nb_rss:.0f} MB"]
+        timings = {}
+        for jobs in (None, 1):
+            extra = [] if jobs is None else ["--jobs", str(jobs)]
+            timings[jobs] = median_run(args.runs, lambda: run_sampled(
+                [py, "-m", "nbtext", "train", *map(str, roots), "-o", str(ours), *SKLEARN_EQUIVALENT, *extra]))
+        cells = [f"{seconds:.2f} s, {rss:.0f} MB" for seconds, rss, _ in timings.values()]
         for kind in ("count", "hashing"):
             out_path = scratch / f"{name}-{kind}.joblib"
-            sk_sec, sk_rss, out = median_run(args.runs, lambda: peak_rss(
+            sk_sec, sk_rss, out = median_run(args.runs, lambda: run_sampled(
                 [py, "-c", _SKLEARN_TRAIN, kind, *map(str, roots)], {"OUT": str(out_path)}))
             info = json.loads(out.splitlines()[-1])
             if kind == "count":
@@ -124,15 +186,36 @@ def main() -> None:
                 model = Model.load(ours)
                 assert model.classes == info["classes"], "classes differ"
                 assert model.core.feature_count_.sum(axis=1).tolist() == info["per_class"], "feature counts differ"
-            cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", f"{sk_sec / nb_sec:.1f}x"]
+                cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB",
+                          f"{sk_sec / timings[None][0]:.1f}x, {sk_sec / timings[1][0]:.1f}x"]
+            else:
+                cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", f"{sk_sec / timings[None][0]:.1f}x"]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     nb_out = json.loads(child([py, "-c", _PREDICT, "nbtext", str(ours), str(news / "test")])[0])
     sk_out = json.loads(child([py, "-c", _PREDICT, "sklearn", str(theirs), str(news / "test")])[0])
     nb_rate, sk_rate = nb_out["n"] / nb_out["seconds"], sk_out["n"] / sk_out["seconds"]
-    print(f"| 20news test: predict documents/s (in memory) | {nb_rate:,.0f} | {sk_rate:,.0f} | "
-          f"{nb_rate / sk_rate:.1f}x | | |")
+    print(f"\n| prediction | nbtext | scikit-learn pipeline | ratio |")
+    print("|---|---|---|---|")
+    print(f"| 20news test, in memory: documents/s | {nb_rate:,.0f} | {sk_rate:,.0f} | {nb_rate / sk_rate:.1f}x |")
+    stream, lines = scratch / "stream.txt", 0
+    texts = [" ".join(d.text.split()) + "\n" for d in LabelledCorpus([str(news / "test")])]
+    with open(stream, "w", encoding="utf-8") as handle:
+        while handle.tell() < args.stream_mb * 2**20:
+            handle.writelines(texts)
+            lines += len(texts)
+    rates = {}
+    for tool, command in (("nbtext", [py, "-m", "nbtext", "predict", str(ours), "-"]),
+                          ("sklearn", [py, "-c", _SKLEARN_STREAM, str(theirs)])):
+        with open(stream, "rb") as source:
+            out, seconds, rss = run_sampled(command, stdin=source)
+        assert out.count("\n") == lines, f"{tool} printed {out.count(chr(10))} lines for {lines}"
+        rates[tool] = (lines / seconds, rss)
+    print(f"| {stream.stat().st_size / 2**20:,.0f} MB on stdin ({lines:,} lines): documents/s, peak RSS | "
+          f"{rates['nbtext'][0]:,.0f}, {rates['nbtext'][1]:.0f} MB | {rates['sklearn'][0]:,.0f}, "
+          f"{rates['sklearn'][1]:.0f} MB | {rates['nbtext'][0] / rates['sklearn'][0]:.1f}x |", flush=True)
+    stream.unlink()
 
     one = scratch / "one.txt"
     one.write_text("The shuttle launch was delayed again; NASA blamed the weather.\n")

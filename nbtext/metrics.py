@@ -12,7 +12,9 @@ _EPS = float(np.finfo(np.float64).eps)
 
 
 def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str]) -> dict[str, Any]:
-    """Accuracy, per-class precision/recall/F1, averages, confusion matrix and log loss.
+    """Accuracy, per-class precision/recall/F1, averages, confusion matrix, log loss, and the
+    calibration of the top-class probability (``ece`` and the ``reliability`` table, see
+    ``calibration.reliability``).
 
     ``log_proba`` has one column per entry of ``classes`` (the model's). True labels the model
     never saw can never be predicted: they count as errors, and are left out of the log loss
@@ -49,6 +51,9 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     known = [i for i, t in enumerate(y_true) if t in class_index]
     log_p = log_proba[known, [class_index[y_true[i]] for i in known]] if known else np.zeros(0)
     log_loss = float(-np.clip(log_p, np.log(_EPS), np.log1p(-_EPS)).mean()) if known else float("nan")
+    from .calibration import reliability
+
+    calibration = reliability(log_proba[known], np.array([class_index[y_true[i]] for i in known], dtype=np.int64))
     weights = support / support.sum() if n else np.zeros(len(labels))
     return {
         "n_documents": n,
@@ -58,6 +63,8 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
         "macro_avg": {"precision": float(precision.mean()), "recall": float(recall.mean()), "f1": float(f1.mean())},
         "weighted_avg": {"precision": float(weights @ precision), "recall": float(weights @ recall), "f1": float(weights @ f1)},
         "log_loss": log_loss,
+        "ece": calibration["ece"] if known else float("nan"),
+        "reliability": calibration["bins"],
         "n_unknown_label": n - len(known),
         "labels": labels,
         "per_class": per_class,

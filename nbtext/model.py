@@ -45,8 +45,9 @@ class Model:
         be merged and pruned again).
     settings : dict
         ``variant``, ``alpha``, ``fit_prior``, ``norm`` (Complement only), ``idf`` (weigh
-        terms by inverse document frequency), ``min_df``, ``max_df``, ``max_features``, and
-        for a spam filter ``spam`` (see ``spam.SpamFilter``). How
+        terms by inverse document frequency), ``min_df``, ``max_df``, ``max_features``, for a
+        spam filter ``spam`` (see ``spam.SpamFilter``), and for a calibrated model
+        ``calibration`` (its ``temperature``, see ``calibration.train_calibrated``). How
         documents were weighted before summing (``tf``, ``doc_norm``) belongs to ``counts``.
     summary : dict
         What the user should know about the training run (plain data).
@@ -57,6 +58,7 @@ class Model:
     DEFAULT_SETTINGS: dict[str, Any] = {
         "variant": "complement", "alpha": 0.1, "fit_prior": True, "norm": False,
         "idf": True, "min_df": 2, "max_df": 1.0, "max_features": None, "spam": None,
+        "calibration": None,
     }
 
     def __init__(
@@ -139,8 +141,14 @@ class Model:
         return weigh_rows(matrix, tf=self.counts.tf, doc_norm=self.counts.doc_norm, column_weights=self._idf)
 
     def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
-        """Log-probability of each class (in ``classes`` order) for each text."""
-        return self.core.predict_log_proba(self.vectorize(texts))
+        """Log-probability of each class (in ``classes`` order) for each text; tempered when
+        the model was trained with ``--calibrate``."""
+        log_proba = self.core.predict_log_proba(self.vectorize(texts))
+        if self.settings["calibration"]:
+            from .calibration import tempered
+
+            log_proba = tempered(log_proba, self.settings["calibration"]["temperature"])
+        return log_proba
 
     def predict(self, texts: Sequence[str]) -> list[str]:
         """The most probable label of each text."""

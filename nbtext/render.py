@@ -51,6 +51,12 @@ def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = N
     print(f"vocabulary: {summary['vocabulary_size']:,} terms "
           f"(of {summary['terms_seen']:,} seen)" + (f", hashed into {buckets:,} buckets" if buckets else ""),
           file=file)
+    calibration = summary.get("calibration")
+    if calibration:
+        print(f"calibrated: temperature {calibration['temperature']:.3f}; out of fold "
+              f"({calibration['folds']}-fold): log loss {calibration['log_loss']['before']:.4f} -> "
+              f"{calibration['log_loss']['after']:.4f}, expected calibration error {calibration['ece']['before']:.4f}"
+              f" -> {calibration['ece']['after']:.4f}", file=file)
     spam = summary.get("spam")
     if spam:
         print(f"spam filter ({spam['label']!r} is spam): spam cut-off {spam['spam_cutoff']:.4f}, "
@@ -90,6 +96,13 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
     for label, row in zip(report["labels"], report["confusion_matrix"]):
         matrix.add_row(label, *(str(n) if n else "." for n in row))
     out.print(matrix)
+    if report["reliability"]:
+        bins = Table("probability", "documents", "mean probability", "accuracy", box=None, title_justify="left",
+                     title=f"top-class calibration, ECE {report['ece']:.4f}")
+        for row in report["reliability"]:
+            bins.add_row(f"{row['low']:.1f}-{row['high']:.1f}", f"{row['documents']:,}", f"{row['confidence']:.4f}",
+                         f"{row['accuracy']:.4f}")
+        out.print(bins)
 
 
 def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] | None = None,

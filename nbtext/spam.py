@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from .analysis import Analyzer
-from .counting import ClassCounts
 from .errors import DataError, ModelError
 from .model import Model
 from .readers import Document
@@ -190,39 +189,15 @@ def train_filter(
     ``ham_cutoff`` override the measured ones.
     """
     from .training import _summarize
-    from .tuning import stratified_folds
+    from .tuning import labelled_for_folds, out_of_fold
 
     started = time.perf_counter()
-    documents = list(documents)
-    labels = [doc.label for doc in documents]
-    unlabelled = next((doc.source for doc in documents if doc.label is None), None)
-    if unlabelled is not None:
-        raise DataError(f"{unlabelled}: document has no label")
-    classes = sorted(set(labels))
+    documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
     if label not in classes:
-        raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes) or 'none'}")
-    if len(classes) < 2:
-        raise DataError(f"only the spam class ({label!r}) in the training data; ham is needed too")
-    smallest = min(labels.count(c) for c in classes)
-    if smallest < folds:
-        raise DataError(f"a class has {smallest} documents; measuring the cut-offs needs at least {folds} per class")
-    fold_of = stratified_folds(labels, folds, seed)
-    # One counting pass over (class, fold) pairs; each fold's training counts are regrouped from it.
-    joint = ClassCounts(tf=tf, doc_norm=doc_norm)
-    features = [analyzer(doc.text) for doc in documents]
-    joint.add(features, [f"{f}\t{lab}" for f, lab in zip(fold_of, labels)])
-    joint_counts = joint.finalized()
-    fold_class = [name.split("\t", 1) for name in joint_counts.classes]
-    class_number = np.array([classes.index(lab) for _, lab in fold_class])
-    fold_number = np.array([int(f) for f, _ in fold_class])
-    total = joint_counts.regrouped(class_number, classes)
-    log_odds = np.empty(len(documents))
-    for f in range(folds):
-        members = np.flatnonzero(fold_of == f)
-        held = Model(analyzer, joint_counts.regrouped(np.where(fold_number == f, -1, class_number), classes),
-                     settings)
-        log_proba = held.core.predict_log_proba(held.vectorize_features([features[i] for i in members]))
-        log_odds[members] = spam_log_odds(log_proba, held.classes, label)
+        raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes)}")
+    total, log_proba = out_of_fold(documents, labels, classes, analyzer, tf=tf, doc_norm=doc_norm, settings=settings,
+                                   folds=folds, seed=seed)
+    log_odds = spam_log_odds(log_proba, classes, label)
     is_spam = np.array(labels) == label
     slope, intercept = fit_platt(log_odds, is_spam)
     scores = _sigmoid(slope * log_odds + intercept)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .analysis import Analyzer
-from .counting import ClassCounts
+from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .metrics import evaluate
 from .model import Model
@@ -160,3 +160,47 @@ def cross_validate(
                 if progress is not None:
                     progress(1)
     return trials
+
+
+def out_of_fold(documents: Sequence[Document], labels: Sequence[str], classes: list[str], analyzer: Analyzer, *,
+                tf: str, doc_norm: str | None, settings: dict[str, Any] | None, folds: int,
+                seed: int) -> tuple[FrozenCounts, np.ndarray]:
+    """The counts of all ``documents``, and each document's log-probabilities (columns in
+    ``classes`` order, which must be sorted) from the model trained on the other stratified folds.
+
+    The documents are analyzed and counted once, by (fold, class); each fold's training counts
+    are regrouped from those with no string work, and their sum is exactly the plain counts.
+    """
+    fold_of = stratified_folds(labels, folds, seed)
+    joint = ClassCounts(tf=tf, doc_norm=doc_norm)
+    features = [analyzer(doc.text) for doc in documents]
+    joint.add(features, [f"{f}\t{label}" for f, label in zip(fold_of, labels)])
+    joint_counts = joint.finalized()
+    fold_class = [name.split("\t", 1) for name in joint_counts.classes]
+    class_number = np.array([classes.index(label) for _, label in fold_class])
+    fold_number = np.array([int(f) for f, _ in fold_class])
+    log_proba = np.empty((len(documents), len(classes)))
+    for f in range(folds):
+        members = np.flatnonzero(fold_of == f)
+        held = Model(analyzer, joint_counts.regrouped(np.where(fold_number == f, -1, class_number), classes),
+                     settings)
+        log_proba[members] = held.core.predict_log_proba(held.vectorize_features([features[i] for i in members]))
+    return joint_counts.regrouped(class_number, classes), log_proba
+
+
+def labelled_for_folds(documents: Iterable[Document], folds: int,
+                       purpose: str) -> tuple[list[Document], list[str], list[str]]:
+    """The documents, their labels and the sorted classes, checked for ``folds``-fold
+    cross-validation: every document labelled, two classes or more, ``folds`` documents a class."""
+    documents = list(documents)
+    unlabelled = next((doc.source for doc in documents if doc.label is None), None)
+    if unlabelled is not None:
+        raise DataError(f"{unlabelled}: document has no label")
+    labels = [doc.label for doc in documents]
+    classes = sorted(set(labels))
+    if len(classes) < 2:
+        raise DataError(f"{purpose} needs at least two classes; the data have {', '.join(classes) or 'none'}")
+    smallest = min(labels.count(c) for c in classes)
+    if smallest < folds:
+        raise DataError(f"a class has {smallest} documents; {purpose} needs at least {folds} per class")
+    return documents, labels, classes
