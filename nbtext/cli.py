@@ -327,6 +327,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
       nbtext train corpora/support-tickets/train -o tickets.joblib
       nbtext train sms.tsv --variant complement --ngram-range 1,2 -o sms.joblib
       nbtext train --update tickets.joblib new-tickets/
+      nbtext train news/ -o news.joblib --calibrate      # probabilities to threshold
+      nbtext train crawl/ -o crawl.joblib --jobs 8 --hash-features '2**22'
       nbtext train --input-format email mail/ -o filter.joblib   # mail/spam/*, mail/ham/*
       nbtext train /shared/news/ -o news.joblib --dask tcp://scheduler:8786
     """
