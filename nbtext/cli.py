@@ -397,8 +397,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             model, held = _train_held_out(list(documents), test_split, seed, analyzer, weighting, settings, summary)
     model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    render.train_summary({**model.summary, "variant": model.settings["variant"], "spam": model.settings["spam"],
-                          "calibration": model.settings["calibration"]}, output)
+    render.train_summary(model, output)
     if test_split is not None:
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on "
                    f"{held['n_documents']:,} documents ({test_split:.0%}, seed {seed}); "
@@ -454,7 +453,7 @@ def merge(models, output, min_df, max_df, max_features) -> None:
                 {"min_df": min_df, "max_df": max_df, "max_features": max_features}.items() if value is not None}
     merged = merge_models([Model.load(path) for path in models], settings=settings)
     merged.save(output)
-    render.train_summary({**merged.summary, "variant": merged.settings["variant"]}, output, verb="merged")
+    render.train_summary(merged, output, verb="merged")
 
 
 @cli.command("eval")

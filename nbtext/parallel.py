@@ -13,13 +13,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
-import resource
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .analysis import Analyzer
-from .counting import ClassCounts, FrozenCounts
+from .counting import FrozenCounts
 from .errors import NbtextError
+from .training import count_batches
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
 #: flat when reading is faster than counting.
@@ -36,9 +36,8 @@ def default_jobs() -> int:
 
 
 def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                       doc_norm: str | None, jobs: int) -> tuple[FrozenCounts, list[float]]:
-    """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes, and
-    each worker's peak RSS in MB."""
+                       doc_norm: str | None, jobs: int) -> FrozenCounts:
+    """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes."""
     context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
                                           else "spawn")
     if context.get_start_method() == "forkserver":
@@ -54,14 +53,13 @@ def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], a
             _put(tasks, batch, workers, results)
         for _ in workers:
             _put(tasks, None, workers, results)
-        merged, peaks = None, []
+        merged = None
         for _ in workers:
-            counts, peak = _get(results, workers)
+            counts = _get(results, workers)
             merged = counts if merged is None else merged.merge(counts)
-            peaks.append(peak)
         for worker in workers:
             worker.join()
-        return merged, peaks
+        return merged
     finally:
         for worker in workers:
             if worker.is_alive():
@@ -71,17 +69,12 @@ def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], a
 def _count_batches(tasks, results, analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> None:
     """A worker: count every batch it takes until told to stop, then send its counts."""
     try:
-        analyze = Analyzer.from_dict(analyzer)
-        counts = ClassCounts(tf=tf, doc_norm=doc_norm)
-        while (batch := tasks.get()) is not None:
-            texts, labels = batch
-            counts.add([analyze(text) for text in texts], labels)
-        frozen = counts.finalized()
-        results.put(("counts", frozen, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        counts = count_batches(iter(tasks.get, None), Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm)
+        results.put(("counts", counts))
     except KeyboardInterrupt:
         pass
     except BaseException as error:  # sent to the parent, which names it in its error
-        results.put(("error", f"{type(error).__name__}: {error}", 0.0))
+        results.put(("error", f"{type(error).__name__}: {error}"))
 
 
 def _put(tasks, item, workers, results) -> None:
@@ -93,16 +86,16 @@ def _put(tasks, item, workers, results) -> None:
             _check(workers, results, stopped=lambda code: code is not None)
 
 
-def _get(results, workers) -> tuple:
+def _get(results, workers) -> FrozenCounts:
     while True:
         try:
-            kind, payload, peak = results.get(timeout=POLL_SECONDS)
+            kind, payload = results.get(timeout=POLL_SECONDS)
         except queue.Empty:  # a worker that sent its counts stops with 0
             _check(workers, results, stopped=lambda code: code not in (None, 0))
             continue
         if kind == "error":
             raise NbtextError(f"a counting process failed: {payload}")
-        return payload, peak
+        return payload
 
 
 def _check(workers, results, stopped) -> None:
@@ -110,7 +103,7 @@ def _check(workers, results, stopped) -> None:
     for worker in workers:
         if stopped(worker.exitcode):
             try:
-                kind, payload, _ = results.get(timeout=POLL_SECONDS)
+                kind, payload = results.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 raise NbtextError(f"counting process {worker.name} stopped with exit code {worker.exitcode} "
                                   "(killed for lack of memory? try fewer --jobs)") from None

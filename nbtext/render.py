@@ -38,26 +38,27 @@ def progress(total: int | None, description: str, *, unit: str = "bytes") -> Ite
         yield lambda n: bar.advance(task, n)
 
 
-def train_summary(summary: dict[str, Any], output: str, file: IO[str] | None = None, *, verb: str = "trained") -> None:
-    """The short account printed after training."""
+def train_summary(model, output: str, file: IO[str] | None = None, *, verb: str = "trained") -> None:
+    """The short account printed after training (or merging, learning) ``model``."""
     file = file or sys.stderr
+    summary, settings = model.summary, model.settings
     per_class = summary["documents_per_class"]
     width = max(map(len, per_class))
-    print(f"{verb} {summary['variant']} Naive Bayes on {summary['documents']:,} documents "
+    print(f"{verb} {settings['variant']} Naive Bayes on {summary['documents']:,} documents "
           f"in {summary['seconds']:.1f}s -> {output}", file=file)
     for label, n in per_class.items():
         print(f"  {label:<{width}}  {n:>8,}", file=file)
-    buckets = summary.get("hash_features")
+    buckets = model.analyzer.hash_features
     print(f"vocabulary: {summary['vocabulary_size']:,} terms "
           f"(of {summary['terms_seen']:,} seen)" + (f", hashed into {buckets:,} buckets" if buckets else ""),
           file=file)
-    calibration = summary.get("calibration")
+    calibration = settings["calibration"]
     if calibration:
         print(f"calibrated: temperature {calibration['temperature']:.3f}; out of fold "
               f"({calibration['folds']}-fold): log loss {calibration['log_loss']['before']:.4f} -> "
               f"{calibration['log_loss']['after']:.4f}, expected calibration error {calibration['ece']['before']:.4f}"
               f" -> {calibration['ece']['after']:.4f}", file=file)
-    spam = summary.get("spam")
+    spam = settings["spam"]
     if spam:
         print(f"spam filter ({spam['label']!r} is spam): spam cut-off {spam['spam_cutoff']:.4f}, "
               f"ham cut-off {spam['ham_cutoff']:.4f}", file=file)

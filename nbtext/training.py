@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .analysis import Analyzer
@@ -29,11 +29,15 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
     if jobs > 1 and len(first) > 1:
         from .parallel import count_in_processes
 
-        counts, _ = count_in_processes(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm,
-                                       jobs=jobs)
-        return counts
+        return count_in_processes(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
+    return count_batches(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm)
+
+
+def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
+                  doc_norm: str | None) -> FrozenCounts:
+    """The counts of ``batches`` of (texts, labels), in this process."""
     counts = ClassCounts(tf=tf, doc_norm=doc_norm)
-    for texts, labels in itertools.chain(first, batches):
+    for texts, labels in batches:
         counts.add([analyzer(text) for text in texts], labels)
     return counts.finalized()
 
@@ -98,7 +102,6 @@ def _summarize(model: Model, started: float) -> Model:
         "vocabulary_size": len(model.terms),
         "terms_seen": len(counts.terms),
         "seconds": round(time.perf_counter() - started, 3),
-        "hash_features": model.analyzer.hash_features,
     }
     return model
 
