@@ -18,11 +18,10 @@ import click
 
 from . import __version__
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, NbtextError
+from .readers import INPUT_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
-FORMAT_NAMES = ("folder", "tsv", "jsonl", "fasttext", "csv", "manifest", "email", "mbox", "maildir")
-MAIL_NAMES = ("email", "mbox", "maildir")
 
 
 class _Group(click.Group):
@@ -59,7 +58,7 @@ def cli() -> None:
 def input_options(command: Callable) -> Callable:
     """--input-format, --encoding and --verbose, for commands that read labelled DATA."""
     decorators = [
-        click.option("--input-format", type=click.Choice(FORMAT_NAMES),
+        click.option("--input-format", type=click.Choice(INPUT_FORMATS),
                      help="How to read DATA (default: a folder, or from the file name or first line; "
                           "mail formats: email = one RFC 822 message per file, mbox, maildir)."),
         click.option("--encoding", default="utf-8", show_default=True,
@@ -261,7 +260,7 @@ def _setup(options: dict[str, Any]):
 
     headers = options["headers"]
     if headers is None:
-        headers = DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_NAMES else ()
+        headers = DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_FORMATS else ()
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         lowercase=options["lowercase"], stop_words=load_stop_words(options["stop_words"]),
                         headers=headers, hash_features=options["hash_features"])
@@ -470,9 +469,11 @@ def eval_(args, fmt, cv, seed, **options) -> None:
     options on DATA by stratified K-fold cross-validation.
 
     Prints accuracy, per-class precision, recall, F1 and support, macro and weighted averages,
-    the confusion matrix (rows: true class) and the log loss. --format json prints one
-    object with accuracy, macro_f1, log_loss, labels, per_class, confusion_matrix and
-    n_documents (with --cv: the mean and standard deviation over the folds).
+    the confusion matrix (rows: true class), the log loss, and how well the top-class
+    probability is calibrated (a reliability table and the expected calibration error).
+    --format json prints one object with accuracy, macro_f1, log_loss, ece, reliability,
+    labels, per_class, confusion_matrix and n_documents (with --cv: the mean and standard
+    deviation over the folds).
 
     \b
     Example:
@@ -604,7 +605,7 @@ def _grid(spec: str) -> dict[str, list[Any]]:
               help="Print the K most probable labels, best first.")
 @format_option("tsv", "jsonl")
 @click.option("--encoding", default="utf-8", show_default=True, help="Encoding of the documents.")
-@click.option("--input-format", type=click.Choice(["folder", *MAIL_NAMES]),
+@click.option("--input-format", type=click.Choice(["folder", *MAIL_FORMATS]),
               help="Read files as mail (email), or as mbox files or maildirs (default: as the model "
                    "was trained; mbox files and maildirs are recognised anyway).")
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
@@ -635,8 +636,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     k = min(top_k, len(model.classes))
     report = ReadReport()
     out = sys.stdout
-    trained_on = model.summary.get("input_format")
-    input_format = input_format or ("email" if trained_on in MAIL_NAMES else None)
+    input_format = input_format or _trained_format(model)
     columns = _columns(text_column, None, id_column)
     if dask_address:
         from .cluster import connect, predict_on_cluster
@@ -645,7 +645,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             raise click.UsageError("--dask scores document files and folders, not table columns")
         format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, fmt=fmt)
         with connect(dask_address) as client:
-            for text in predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_NAMES,
+            for text in predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
                                            encoding=encoding, format_batch=format_batch):
                 out.write(text)
                 out.flush()
@@ -655,6 +655,12 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             out.write(_format_batch(model, batch, from_stdin=from_stdin, k=k, proba=proba, fmt=fmt))
             out.flush()
     _print_read_report(report, verbose, encoding, always=False)
+
+
+def _trained_format(model) -> str | None:
+    """How to read new documents for ``model``: ``email`` when it was trained on mail (mbox
+    files and maildirs are recognised anyway), else by their own form."""
+    return "email" if model.summary.get("input_format") in MAIL_FORMATS else None
 
 
 def _format_batch(model, batch, *, from_stdin: bool, k: int, proba: bool, fmt: str) -> str:
@@ -774,10 +780,10 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             sys.stdout.buffer.flush()
         raise
     spam_filter = spam_filter.with_cutoffs(spam_cutoff, ham_cutoff)
-    mail = model.summary.get("input_format") in MAIL_NAMES
+    trained_format = _trained_format(model)
     report = ReadReport()
     if single:
-        if mail:
+        if trained_format:
             doc = read_message(raw, source, None, report, model.analyzer.headers)
         else:
             doc_text, _ = decode(raw, "utf-8")
@@ -794,8 +800,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         ctx.exit(EXIT_SPAM if passthrough and exit_zero else verdict)
     if passthrough:
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
-    batches = iter_unlabelled([source], report, input_format="email" if mail else None,
-                              headers=model.analyzer.headers)
+    batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers)
     out = sys.stdout
     for batch, _ in batches:
         scores = spam_filter.scores(model, [doc.text for doc in batch])
@@ -848,10 +853,9 @@ def learn(model_path, items, unlearn, verbose) -> None:
         model = Model.load(model_path)
         spam_filter = SpamFilter.of(model)
         labels = {"spam": spam_filter.label, "ham": spam_filter.ham_label(model.classes)}
-        mail = model.summary.get("input_format") in MAIL_NAMES
         documents = []
         for kind, paths in groups.items():
-            for batch, _ in iter_unlabelled(paths, report, input_format="email" if mail else None,
+            for batch, _ in iter_unlabelled(paths, report, input_format=_trained_format(model),
                                             headers=model.analyzer.headers):
                 documents += [dataclasses.replace(doc, label=labels[kind]) for doc in batch]
         if not documents:

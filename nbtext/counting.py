@@ -520,8 +520,7 @@ class PackedTerms(Sequence):
         """The position of ``term`` by binary search over the packed bytes, without unpacking
         (UTF-8 keeps code-point order, so the sorted terms are sorted bytes too)."""
         if self._terms is not None:
-            i = bisect.bisect_left(self._terms, term)
-            return i if i < self.n_terms and self._terms[i] == term else default
+            return sorted_position(self._terms, term, default)
         if not hasattr(self, "_bounds"):
             breaks = np.flatnonzero(self.blob == 10)
             self._bounds = (np.concatenate([[0], breaks + 1]), np.concatenate([breaks, [len(self.blob)]]))
@@ -548,6 +547,19 @@ class PackedTerms(Sequence):
 
     def __eq__(self, other: object) -> bool:
         return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+
+def sorted_position(terms: Sequence[str], term: str, default: int = -1) -> int:
+    """The index of ``term`` in the sorted ``terms`` by binary search (packed terms are
+    searched without being unpacked), or ``default``.
+
+    >>> sorted_position(["ant", "bee", "cat"], "bee"), sorted_position(["ant", "bee"], "cow")
+    (1, -1)
+    """
+    if isinstance(terms, PackedTerms):
+        return terms.index_of(term, default)
+    i = bisect.bisect_left(terms, term)
+    return i if i < len(terms) and terms[i] == term else default
 
 
 def pack_terms(terms: Sequence[str]) -> np.ndarray:

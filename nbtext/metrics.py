@@ -49,11 +49,12 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     }
     class_index = {label: i for i, label in enumerate(classes)}
     known = [i for i, t in enumerate(y_true) if t in class_index]
-    log_p = log_proba[known, [class_index[y_true[i]] for i in known]] if known else np.zeros(0)
+    truth = np.array([class_index[y_true[i]] for i in known], dtype=np.int64)
+    log_p = log_proba[known, truth] if known else np.zeros(0)
     log_loss = float(-np.clip(log_p, np.log(_EPS), np.log1p(-_EPS)).mean()) if known else float("nan")
     from .calibration import reliability
 
-    calibration = reliability(log_proba[known], np.array([class_index[y_true[i]] for i in known], dtype=np.int64))
+    calibration = reliability(log_proba[known], truth)
     weights = support / support.sum() if n else np.zeros(len(labels))
     return {
         "n_documents": n,

@@ -8,7 +8,6 @@ also mergeable with another one.
 
 from __future__ import annotations
 
-import bisect
 import os
 import tempfile
 from collections.abc import Sequence
@@ -18,7 +17,8 @@ import numpy as np
 
 from . import __version__
 from .analysis import Analyzer
-from .counting import ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms, weigh_rows
+from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms,
+                       sorted_position, weigh_rows)
 from .errors import ModelError, UnsafeModelError
 from .naive_bayes import VARIANTS, NaiveBayes
 
@@ -228,17 +228,13 @@ class Model:
 
 
 class _SortedLookup:
-    """``dict.get`` over sorted terms by binary search, for a handful of lookups (packed terms
-    are searched without being unpacked)."""
+    """``dict.get`` over sorted terms by binary search, for a handful of lookups."""
 
     def __init__(self, terms: Sequence[str]) -> None:
         self.terms = terms
 
     def get(self, term: str, default: int = -1) -> int:
-        if isinstance(self.terms, PackedTerms):
-            return self.terms.index_of(term, default)
-        i = bisect.bisect_left(self.terms, term)
-        return i if i < len(self.terms) and self.terms[i] == term else default
+        return sorted_position(self.terms, term, default)
 
 
 def _umask() -> int:

@@ -11,7 +11,7 @@ import itertools
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +46,8 @@ def stratified_folds(labels: Sequence[str], k: int, seed: int) -> np.ndarray:
     """
     if k < 2:
         raise DataError("cross-validation needs at least 2 folds")
-    rng = random.Random(seed)
     fold = np.empty(len(labels), dtype=np.int64)
-    for label in sorted(set(labels)):
-        members = [i for i, lab in enumerate(labels) if lab == label]
-        rng.shuffle(members)
+    for members in _shuffled_classes(labels, seed):
         fold[members] = np.arange(len(members)) % k
     return fold
 
@@ -59,13 +56,23 @@ def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
     """A stratified boolean mask of the documents held out for testing."""
     if not 0 < fraction < 1:
         raise DataError("--test-split must be between 0 and 1, e.g. 0.2")
-    rng = random.Random(seed)
     mask = np.zeros(len(labels), dtype=bool)
-    for label in sorted(set(labels)):
-        members = [i for i, lab in enumerate(labels) if lab == label]
-        rng.shuffle(members)
+    for members in _shuffled_classes(labels, seed):
         mask[members[: round(len(members) * fraction)]] = True
     return mask
+
+
+def _shuffled_classes(labels: Sequence[str], seed: int) -> Iterator[list[int]]:
+    """The positions of each class's documents, classes in sorted order, each list shuffled
+    by one generator seeded with ``seed``."""
+    by_class: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        by_class.setdefault(label, []).append(i)
+    rng = random.Random(seed)
+    for label in sorted(by_class):
+        members = by_class[label]
+        rng.shuffle(members)
+        yield members
 
 
 @dataclass
