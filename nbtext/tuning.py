@@ -12,7 +12,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -142,10 +142,9 @@ def cross_validate(
     for group in sorted(by_counting.values(), key=lambda g: str(g[0].settings.get("ngram_range"))
                         + str(g[0].settings.get("analyzer"))):
         first = group[0].settings
-        analyzer = Analyzer(
-            analyzer=first.get("analyzer", base.analyzer), ngram_range=first.get("ngram_range", base.ngram_range),
-            lowercase=base.lowercase, stop_words=base.stop_words, headers=base.headers,
-        )
+        # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
+        analyzer = replace(base, analyzer=first.get("analyzer", base.analyzer),
+                           ngram_range=first.get("ngram_range", base.ngram_range))
         if analyzed[0] != analyzer:
             analyzed = (analyzer, [analyzer(doc.text) for doc in documents])
         features = analyzed[1]

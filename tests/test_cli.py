@@ -172,6 +172,12 @@ def test_eval_cv_is_seeded_and_json(tmp_path):
     assert line.startswith("accuracy 0.") and line.rstrip().endswith("(4-fold stratified, seed 0)")
 
 
+def test_eval_cv_hashes_features_when_asked():
+    """--cv keeps every analyzer option: 16 buckets cannot tell the tickets apart as words can."""
+    line = run(["eval", "--cv", "5", TICKETS / "train", "--hash-features", "16"]).stdout
+    assert line.startswith("accuracy 0.6870 ± 0.0473")
+
+
 def test_tune_leaderboard_and_best_model(tmp_path):
     from nbtext.model import Model
 
