@@ -15,23 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
+from . import __version__, modelfile
 from .analysis import Analyzer
 from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms,
                        sorted_position, weigh_rows)
-from .errors import ModelError, UnsafeModelError
+from .errors import ModelError
 from .naive_bayes import VARIANTS, NaiveBayes
 
 FORMAT = "nbtext-model"
 FORMAT_VERSION = 1
-
-#: What a model file may import while loading: numpy arrays as joblib writes them.
-_ALLOWED_GLOBALS = {
-    ("joblib.numpy_pickle", "NumpyArrayWrapper"),
-    ("numpy", "ndarray"),
-    ("numpy", "dtype"),
-}
-
 
 class Model:
     """A trained text classifier: analyzer + vocabulary + Naive Bayes core + summary.
@@ -198,7 +190,7 @@ class Model:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Model:
         """Read a model file; refuse files that would run code, explain broken ones in one line."""
-        payload = _safe_load(os.fspath(path))
+        payload = modelfile.load(os.fspath(path))
         return cls.from_payload(payload, os.fspath(path))
 
     @classmethod
@@ -241,49 +233,3 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-def _safe_load(path: str) -> Any:
-    from joblib.numpy_pickle import NumpyArrayWrapper, NumpyUnpickler
-
-    class SafeUnpickler(NumpyUnpickler):
-        """joblib's unpickler with an allowlist of globals and no pickled object arrays."""
-
-        dispatch = NumpyUnpickler.dispatch.copy()
-
-        def find_class(self, module: str, name: str) -> Any:
-            if (module, name) not in _ALLOWED_GLOBALS:
-                raise UnsafeModelError(
-                    f"{path}: refused: loading it would import {module}.{name}; nbtext model "
-                    "files hold only plain data and arrays, so this file was not made by nbtext "
-                    "and could run code"
-                )
-            return super().find_class(module, name)
-
-        def load_build(self) -> None:
-            # Let pickle set the wrapper's fields, then vet them before joblib reads array bytes:
-            # an object-dtype array would be read with an unrestricted pickle.
-            import pickle
-
-            pickle._Unpickler.load_build(self)
-            wrapper = self.stack[-1]
-            if isinstance(wrapper, NumpyArrayWrapper):
-                dtype = getattr(wrapper, "dtype", None)
-                if not isinstance(dtype, np.dtype) or dtype.hasobject or wrapper.subclass is not np.ndarray:
-                    raise UnsafeModelError(f"{path}: refused: the file holds an array of Python objects")
-                self.stack[-1] = wrapper.read(self, self.ensure_native_byte_order)
-
-        dispatch[ord("b")] = load_build  # pickle's BUILD opcode
-
-    try:
-        with open(path, "rb") as handle:
-            # Memory-mapped: pages are read when touched, and predicting touches few of them.
-            return SafeUnpickler(path, handle, ensure_native_byte_order=False, mmap_mode="r").load()
-    except FileNotFoundError:
-        raise ModelError(f"{path}: no such model file") from None
-    except IsADirectoryError:
-        raise ModelError(f"{path}: is a folder, not a model file") from None
-    except UnsafeModelError:
-        raise
-    except Exception as error:  # a truncated or foreign file can fail in many ways inside pickle
-        raise ModelError(f"{path}: not an nbtext model file, or truncated ({type(error).__name__})") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import warnings
 
 import joblib
 import numpy as np
@@ -120,6 +121,41 @@ def test_broken_files_give_one_line_errors(model, tmp_path):
         assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("compat", [False, True], ids=["joblib", "joblib-before-1.2"])
+def test_arrays_read_back_as_joblib_reads_them(tmp_path, monkeypatch, compat):
+    """nbtext reads joblib's file layout itself; joblib.load is the oracle, over every kind of
+    array a payload can hold (orders, byte orders, empty and 0-d arrays, strings)."""
+    if compat:  # files from joblib < 1.2 have no alignment padding before the array bytes
+        monkeypatch.setattr(joblib.numpy_pickle.NumpyArrayWrapper.__init__, "__defaults__", (False, None))
+    rng = np.random.default_rng(0)
+    payload = {
+        "format": "nbtext-model",
+        "plain": [1, 2.5, "x", None, {"nested": (True, b"bytes")}],
+        "float": rng.random((3, 5)),
+        "fortran": np.asfortranarray(rng.random((4, 2))),
+        "big-endian": np.arange(7, dtype=">i4"),
+        "empty": np.zeros((0, 3)),
+        "scalar": np.array(3.5),
+        "bool": rng.random(9) > 0.5,
+        "uint8": np.frombuffer(b"\x00\xffterms", dtype=np.uint8),
+        "unicode": np.array(["a", "bc"]),
+        "float32": rng.random(11).astype(np.float32),
+    }
+    joblib.dump(payload, tmp_path / "p.joblib")
+    from nbtext import modelfile
+
+    ours = modelfile.load(str(tmp_path / "p.joblib"))
+    with warnings.catch_warnings():  # joblib warns that old files' arrays may be unaligned; numpy copes
+        warnings.simplefilter("ignore")
+        theirs = joblib.load(tmp_path / "p.joblib", mmap_mode="r")
+    assert ours.keys() == theirs.keys() and ours["plain"] == theirs["plain"]
+    for key in payload.keys() - {"format", "plain"}:
+        assert ours[key].dtype == theirs[key].dtype and ours[key].shape == theirs[key].shape
+        np.testing.assert_array_equal(ours[key], theirs[key])
+        assert not ours[key].flags.writeable  # views of the read-only mapped file
+    assert ours["fortran"].flags.f_contiguous
+
+
 def test_newer_format_asks_to_upgrade(model, tmp_path):
     payload = model.to_payload()
     payload.update(format_version=99, nbtext_version="9.0")
@@ -128,11 +164,11 @@ def test_newer_format_asks_to_upgrade(model, tmp_path):
         Model.load(tmp_path / "new.joblib")
 
 
-def test_loading_does_not_import_scipy_or_sklearn(model, tmp_path):
+def test_loading_does_not_import_scipy_sklearn_or_joblib(model, tmp_path):
     model.save(tmp_path / "m.joblib")
     code = (
         "import sys; from nbtext.model import Model; m = Model.load(sys.argv[1]); m.predict(['my parcel']); "
-        "print(sorted(n for n in ('scipy', 'sklearn', 'rich') if n in sys.modules))"
+        "print(sorted(n for n in ('scipy', 'sklearn', 'rich', 'joblib') if n in sys.modules))"
     )
     import subprocess
 
