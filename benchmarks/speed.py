@@ -6,9 +6,9 @@ Training (read + tokenize + count + fit) on 20news-bydate/train and on all of en
 nbtext with the options that build scikit-learn's exact model (on all cores, and with
 --jobs 1), CountVectorizer()+MultinomialNB() and HashingVectorizer(alternate_sign=False)+
 MultinomialNB(); the feature counts are checked equal. Prediction throughput on
-20news-bydate/test in memory and on a --stream-mb stream of its documents on stdin. Cold start
-of one short document in a fresh process, next to `python -c pass` and a joblib'd
-scikit-learn pipeline. Medians and ratios; peak RSS of each process with its workers. Every
+20news-bydate/test in memory and on a --stream-mb stream of its documents on stdin (nbtext on
+all cores and with --jobs 1). Cold start of one short document in a fresh process, next to
+`python -c pass` and a joblib'd scikit-learn pipeline. Medians and ratios; peak RSS of each process with its workers. Every
 measurement runs in its own process.
 """
 
@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import corpus_root  # noqa: E402
+from nbtext.parallel import default_jobs  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 
 #: nbtext options that give exactly CountVectorizer() + MultinomialNB().
@@ -196,7 +197,7 @@ def main() -> None:
     nb_out = json.loads(child([py, "-c", _PREDICT, "nbtext", str(ours), str(news / "test")])[0])
     sk_out = json.loads(child([py, "-c", _PREDICT, "sklearn", str(theirs), str(news / "test")])[0])
     nb_rate, sk_rate = nb_out["n"] / nb_out["seconds"], sk_out["n"] / sk_out["seconds"]
-    print(f"\n| prediction | nbtext | scikit-learn pipeline | ratio |")
+    print("\n| prediction | nbtext | scikit-learn pipeline | ratio |")
     print("|---|---|---|---|")
     print(f"| 20news test, in memory: documents/s | {nb_rate:,.0f} | {sk_rate:,.0f} | {nb_rate / sk_rate:.1f}x |")
     stream, lines = scratch / "stream.txt", 0
@@ -206,15 +207,19 @@ def main() -> None:
             handle.writelines(texts)
             lines += len(texts)
     rates = {}
-    for tool, command in (("nbtext", [py, "-m", "nbtext", "predict", str(ours), "-"]),
+    cores = default_jobs()
+    for tool, command in ((f"nbtext --jobs {cores}", [py, "-m", "nbtext", "predict", str(ours), "-", "--jobs", str(cores)]),
+                          ("nbtext --jobs 1", [py, "-m", "nbtext", "predict", str(ours), "-"]),
                           ("sklearn", [py, "-c", _SKLEARN_STREAM, str(theirs)])):
         with open(stream, "rb") as source:
             out, seconds, rss = run_sampled(command, stdin=source)
         assert out.count("\n") == lines, f"{tool} printed {out.count(chr(10))} lines for {lines}"
         rates[tool] = (lines / seconds, rss)
-    print(f"| {stream.stat().st_size / 2**20:,.0f} MB on stdin ({lines:,} lines): documents/s, peak RSS | "
-          f"{rates['nbtext'][0]:,.0f}, {rates['nbtext'][1]:.0f} MB | {rates['sklearn'][0]:,.0f}, "
-          f"{rates['sklearn'][1]:.0f} MB | {rates['nbtext'][0] / rates['sklearn'][0]:.1f}x |", flush=True)
+    size = f"{stream.stat().st_size / 2**20:,.0f} MB on stdin ({lines:,} lines)"
+    for tool in [name for name in rates if name != "sklearn"]:
+        print(f"| {size}, {tool}: documents/s, peak RSS | {rates[tool][0]:,.0f}, {rates[tool][1]:.0f} MB | "
+              f"{rates['sklearn'][0]:,.0f}, {rates['sklearn'][1]:.0f} MB | {rates[tool][0] / rates['sklearn'][0]:.1f}x |",
+              flush=True)
     stream.unlink()
 
     one = scratch / "one.txt"

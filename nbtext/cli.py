@@ -6,12 +6,13 @@ Exit codes (see nbtext.errors): 0 success, 1 data or model error (one line on st
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import click
@@ -614,8 +615,11 @@ def _grid(spec: str) -> dict[str, list[Any]]:
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Score files and folders on a Dask cluster (tcp://HOST:8786, or local[:N]); the workers "
                    "must see the paths. Needs nbtext[dask].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Score in N processes, for batch jobs: answers still come in input order, but in blocks "
+                   "of about 1,000 documents, so a line that trickles in on stdin waits for its block.")
 def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose, text_column, id_column,
-            dask_address) -> None:
+            dask_address, jobs) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
@@ -627,6 +631,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     Example:
       nbtext predict tickets.joblib inbox/
       cat messages.txt | nbtext predict tickets.joblib --proba --top-k 2
+      nbtext predict news.joblib /shared/crawl/ --jobs 8 > labels.tsv
       nbtext predict news.joblib /shared/crawl/ --dask tcp://scheduler:8786 > labels.tsv
     """
     from .model import Model
@@ -650,10 +655,21 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
                 out.write(text)
                 out.flush()
     else:
-        for batch, from_stdin in iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
-                                                 headers=model.analyzer.headers, columns=columns):
-            out.write(_format_batch(model, batch, from_stdin=from_stdin, k=k, proba=proba, fmt=fmt))
-            out.flush()
+        batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
+                                  headers=model.analyzer.headers, columns=columns)
+        format_batch = functools.partial(_format_batch, k=k, proba=proba, fmt=fmt)
+        if jobs > 1:
+            from .parallel import map_in_processes
+
+            # Workers load the model themselves: the file is memory-mapped, so they share its pages.
+            load = functools.partial(Model.load, os.path.abspath(model_path))
+            answers = map_in_processes(format_batch, load, _blocks(batches, _BLOCK_DOCUMENTS), jobs)
+        else:
+            answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
+        with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
+            for text in answers:
+                out.write(text)
+                out.flush()
     _print_read_report(report, verbose, encoding, always=False)
 
 
@@ -663,7 +679,29 @@ def _trained_format(model) -> str | None:
     return "email" if model.summary.get("input_format") in MAIL_FORMATS else None
 
 
-def _format_batch(model, batch, *, from_stdin: bool, k: int, proba: bool, fmt: str) -> str:
+#: Documents per block handed to a scoring process: enough that sending it costs little.
+_BLOCK_DOCUMENTS = 1000
+
+
+def _blocks(batches: Iterable[tuple[list, bool]], size: int) -> Iterator[tuple[list, bool]]:
+    """The same documents as ``batches`` of (documents, from_stdin), in blocks of at least
+    ``size`` documents (or what is left), never mixing stdin lines with files."""
+    block: list = []
+    block_from_stdin = False
+    for batch, from_stdin in batches:
+        if block and from_stdin != block_from_stdin:
+            yield block, block_from_stdin
+            block = []
+        block += batch
+        block_from_stdin = from_stdin
+        if len(block) >= size:
+            yield block, block_from_stdin
+            block = []
+    if block:
+        yield block, block_from_stdin
+
+
+def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> str:
     """predict's output lines for one batch of documents."""
     import numpy as np
 

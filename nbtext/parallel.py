@@ -1,5 +1,5 @@
-"""Counting on every core: worker processes analyze and count batches of documents while this
-process reads them, and their counts are added up at the end.
+"""Every core: worker processes analyze and count (or score) batches of documents while this
+process reads them. Counts are added up at the end; scored batches come back in input order.
 
 Workers start by forkserver (spawn where there is none), so a script that calls this must
 guard its entry point with ``if __name__ == "__main__":``, as multiprocessing requires.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .analysis import Analyzer
@@ -38,16 +38,7 @@ def default_jobs() -> int:
 def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
                        doc_norm: str | None, jobs: int) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes."""
-    context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                          else "spawn")
-    if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload([__name__])
-    tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)
-    results = context.Queue()
-    workers = [context.Process(target=_count_batches, args=(tasks, results, analyzer.to_dict(), tf, doc_norm),
-                               daemon=True, name=f"nbtext-count-{i}") for i in range(jobs)]
-    for worker in workers:
-        worker.start()
+    tasks, results, workers = _start(_count_batches, (analyzer.to_dict(), tf, doc_norm), jobs, "count")
     try:
         for batch in batches:
             _put(tasks, batch, workers, results)
@@ -61,19 +52,95 @@ def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], a
             worker.join()
         return merged
     finally:
+        _stop(tasks, workers)
+
+
+def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], items: Iterable[tuple],
+                     jobs: int) -> Iterator[Any]:
+    """``function(state, *item)`` for every item, in item order, by ``jobs`` worker processes
+    that each make their ``state = setup()`` once (load a model, say). Each result is yielded as
+    soon as it and every one before it are done, so output streams; a bounded number of items
+    is in flight, so memory stays flat on an endless input."""
+    tasks, results, workers = _start(_map_items, (function, setup), jobs, "work")
+    in_flight, done, sent, returned = (QUEUED_PER_WORKER + 1) * jobs, {}, 0, 0
+
+    def finished(block: bool) -> Iterator[Any]:
+        """The results ready in order: waiting for the next one if ``block``, else only those in."""
+        nonlocal returned
+        while returned < sent:
+            if returned not in done:
+                if block:
+                    number, result = _get(results, workers)
+                else:
+                    try:
+                        number, result = _unpack(*results.get_nowait())
+                    except queue.Empty:
+                        return
+                done[number] = result
+                continue
+            yield done.pop(returned)
+            returned += 1
+            block = block and sent - returned >= in_flight
+
+    try:
+        for item in items:
+            _put(tasks, (sent, item), workers, results)
+            sent += 1
+            yield from finished(block=sent - returned >= in_flight)
+        for _ in workers:
+            _put(tasks, None, workers, results)
+        while returned < sent:
+            yield from finished(block=True)
         for worker in workers:
-            if worker.is_alive():
-                worker.terminate()
+            worker.join()
+    finally:
+        _stop(tasks, workers)
+
+
+def _start(target: Callable[..., None], args: tuple, jobs: int, role: str) -> tuple[Any, Any, list]:
+    """Task and result queues, and ``jobs`` started workers running ``target(tasks, results, *args)``."""
+    context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                          else "spawn")
+    if context.get_start_method() == "forkserver":
+        context.set_forkserver_preload([__name__])
+    tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)
+    results = context.Queue()
+    workers = [context.Process(target=target, args=(tasks, results, *args), daemon=True, name=f"nbtext-{role}-{i}")
+               for i in range(jobs)]
+    for worker in workers:
+        worker.start()
+    return tasks, results, workers
+
+
+def _stop(tasks, workers: list) -> None:
+    """End the workers, and let this process exit without flushing tasks nobody will take (the
+    queue's feeder thread would otherwise wait on a full pipe forever, after ``| head``, say)."""
+    tasks.cancel_join_thread()
+    for worker in workers:
+        if worker.is_alive():
+            worker.terminate()
 
 
 def _count_batches(tasks, results, analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> None:
     """A worker: count every batch it takes until told to stop, then send its counts."""
     try:
         counts = count_batches(iter(tasks.get, None), Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm)
-        results.put(("counts", counts))
+        results.put(("result", counts))
     except KeyboardInterrupt:
         pass
     except BaseException as error:  # sent to the parent, which names it in its error
+        results.put(("error", f"{type(error).__name__}: {error}"))
+
+
+def _map_items(tasks, results, function: Callable[..., Any], setup: Callable[[], Any]) -> None:
+    """A worker: apply ``function`` to every numbered item it takes until told to stop."""
+    try:
+        state = setup()
+        for number, item in iter(tasks.get, None):
+            results.put(("result", (number, function(state, *item))))
+    except KeyboardInterrupt:
+        pass
+    except BaseException as error:
         results.put(("error", f"{type(error).__name__}: {error}"))
 
 
@@ -86,16 +153,20 @@ def _put(tasks, item, workers, results) -> None:
             _check(workers, results, stopped=lambda code: code is not None)
 
 
-def _get(results, workers) -> FrozenCounts:
+def _get(results, workers) -> Any:
     while True:
         try:
             kind, payload = results.get(timeout=POLL_SECONDS)
-        except queue.Empty:  # a worker that sent its counts stops with 0
+        except queue.Empty:  # a worker that has sent all it had stops with 0
             _check(workers, results, stopped=lambda code: code not in (None, 0))
             continue
-        if kind == "error":
-            raise NbtextError(f"a counting process failed: {payload}")
-        return payload
+        return _unpack(kind, payload)
+
+
+def _unpack(kind: str, payload: Any) -> Any:
+    if kind == "error":
+        raise NbtextError(f"a worker process failed: {payload}")
+    return payload
 
 
 def _check(workers, results, stopped) -> None:
@@ -105,7 +176,7 @@ def _check(workers, results, stopped) -> None:
             try:
                 kind, payload = results.get(timeout=POLL_SECONDS)
             except queue.Empty:
-                raise NbtextError(f"counting process {worker.name} stopped with exit code {worker.exitcode} "
+                raise NbtextError(f"worker process {worker.name} stopped with exit code {worker.exitcode} "
                                   "(killed for lack of memory? try fewer --jobs)") from None
-            raise NbtextError(f"a counting process failed: {payload}" if kind == "error" else
-                              f"counting process {worker.name} stopped before its work was done")
+            raise NbtextError(f"a worker process failed: {payload}" if kind == "error" else
+                              f"worker process {worker.name} stopped before its work was done")

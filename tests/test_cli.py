@@ -136,10 +136,13 @@ def test_predict_streams_before_input_ends(tickets_model):
     assert process.wait(timeout=30) == 0
 
 
-def test_closed_pipe_ends_quietly(tickets_model):
-    """`nbtext predict ... | head -1`: no traceback, no message, SIGPIPE's status."""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_closed_pipe_ends_quietly(tickets_model, jobs):
+    """`nbtext predict ... | head -1`: no traceback, no message, SIGPIPE's status; with --jobs,
+    the workers stop too (the run used to hang at exit, waiting to hand them more lines)."""
     done = subprocess.run(
-        f"yes 'where is my parcel' | head -300000 | {sys.executable} -m nbtext predict {tickets_model} | head -1;"
+        f"yes 'where is my parcel' | head -300000 | {sys.executable} -m nbtext predict {tickets_model} --jobs {jobs}"
+        " | head -1;"
         " exit ${PIPESTATUS[2]}",
         shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=60,
     )
@@ -204,3 +207,43 @@ def test_train_test_split_reports_held_out_score(tmp_path):
 
     summary = Model.load(tmp_path / "m").summary
     assert summary["documents"] == 243 - 60 and summary["held_out"]["n_documents"] == 60  # round(81 * 0.25) each
+
+
+def test_predict_jobs_answers_as_one_process_does_in_order(tmp_path):
+    """--jobs 2 on a real folder (7,532 files) and on a real pipe: the same lines, in the same
+    order, as one process."""
+    from .conftest import corpus_path
+
+    news = corpus_path("20news-bydate")
+    model = tmp_path / "news.joblib"
+    run(["train", news / "train", "-o", model, "--ngram-range", "1,1", "--jobs", "1"])
+    by_folder = {jobs: run(["predict", model, news / "test", "--proba", "--jobs", jobs]).stdout for jobs in (1, 2)}
+    assert by_folder[1].count("\n") == 7532
+    assert by_folder[2] == by_folder[1]
+    lines = "".join(" ".join(path.read_text(errors="replace").split()) + "\n"
+                    for path in sorted((news / "test" / "sci.space").iterdir()))
+    by_pipe = {}
+    for jobs in (1, 2):
+        process = nbtext_process("predict", model, "-", "--format", "jsonl", "--jobs", jobs,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        by_pipe[jobs], errors = process.communicate(lines.encode(), timeout=120)
+        assert process.returncode == 0, errors
+    assert by_pipe[2] == by_pipe[1]
+    answers = [json.loads(line) for line in by_pipe[2].splitlines()]
+    assert [a["line"] for a in answers] == list(range(1, 395))
+    assert sum(a["label"] == "sci.space" for a in answers) > 350
+
+
+def test_a_failing_scoring_process_is_an_error(tickets_model):
+    """A worker that cannot load the model stops the run with a message instead of hanging."""
+    import functools
+
+    from nbtext.errors import NbtextError
+    from nbtext.model import Model
+    from nbtext.parallel import map_in_processes
+
+    items = [(["where is my parcel"],)] * 20
+    with pytest.raises(NbtextError, match="a worker process failed: ModelError: .*no such model file"):
+        list(map_in_processes(Model.predict, functools.partial(Model.load, "/nonexistent/model"), items, 2))
+    done = list(map_in_processes(Model.predict, functools.partial(Model.load, str(tickets_model)), items, 2))
+    assert done == [["shipping"]] * 20

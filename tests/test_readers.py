@@ -120,6 +120,18 @@ def test_line_batches_stream_from_a_real_pipe():
     assert rest == [b"second half", b"x" * 300_000, b"last"]
 
 
+def test_line_batches_grow_while_the_pipe_is_full():
+    """Lines that are all waiting come in batches of up to 1,000, not one small batch per read."""
+    lines = [b"line %d of the stream" % i for i in range(2400)]
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b"\n".join(lines))  # about 50 kB: all of it waits in the pipe
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as reader:
+        batches = list(iter_line_batches(reader, chunk_size=4096))
+    assert [line for batch in batches for line in batch] == lines
+    assert len(batches[0]) >= 1000 > 4096 // len(lines[0])
+
+
 def test_unlabelled_inputs_keep_order(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "2.txt").write_text("two")

@@ -131,7 +131,7 @@ def test_a_dead_counting_process_is_an_error(sms_halves, tmp_path):
     batches = [(["free prize now"] * 10, ["spam"] * 10)] * 4
     broken = Analyzer()
     object.__setattr__(broken, "analyzer", "no-such-analyzer")
-    with pytest.raises(NbtextError, match="a counting process failed: DataError: unknown analyzer"):
+    with pytest.raises(NbtextError, match="a worker process failed: DataError: unknown analyzer"):
         count_in_processes(batches, broken, tf="raw", doc_norm=None, jobs=2)
 
 
