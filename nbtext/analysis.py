@@ -35,6 +35,9 @@ class Analyzer:
         each whitespace-separated word padded with one space on each side.
     ngram_range : (int, int)
         Smallest and largest n of the n-grams (of words, or of characters for ``char_wb``).
+    char_ngrams : (int, int) or None
+        With the word analyzer, also the ``char_wb`` n-grams of these lengths, each in square
+        brackets (``[ ca]``) so that it can never be taken for a word.
     lowercase : bool
         Lowercase the text before anything else.
     stop_words : frozenset of str
@@ -55,12 +58,15 @@ class Analyzer:
     ['cat', 'sat', 'cat sat']
     >>> Analyzer(analyzer="char_wb", ngram_range=(3, 3))("Hi cat")
     [' hi', 'hi ', ' ca', 'cat', 'at ']
+    >>> Analyzer(char_ngrams=(4, 4))("Hi cat")
+    ['hi', 'cat', '[ hi ]', '[ cat]', '[cat ]']
     >>> Analyzer(hash_features=1024)("The cat sat, the CAT ran!")
     ['#486', '#936', '#216', '#486', '#936', '#917']
     """
 
     analyzer: str = "word"
     ngram_range: tuple[int, int] = (1, 1)
+    char_ngrams: tuple[int, int] | None = None
     lowercase: bool = True
     stop_words: frozenset[str] = field(default_factory=frozenset)
     headers: tuple[str, ...] = ()
@@ -70,10 +76,11 @@ class Analyzer:
         object.__setattr__(self, "headers", tuple(h.strip().lower() for h in self.headers if h.strip()))
         if self.analyzer not in ANALYZERS:
             raise DataError(f"unknown analyzer {self.analyzer!r}; use one of {ANALYZERS}")
-        low, high = self.ngram_range
-        if not 1 <= low <= high:
-            raise DataError(f"bad n-gram range {low},{high}: need 1 <= MIN <= MAX")
-        object.__setattr__(self, "ngram_range", (int(low), int(high)))
+        object.__setattr__(self, "ngram_range", _checked_range(self.ngram_range, "n-gram range"))
+        if self.char_ngrams is not None:
+            if self.analyzer != "word":
+                raise DataError("character n-grams are added to word features: use them with the word analyzer")
+            object.__setattr__(self, "char_ngrams", _checked_range(self.char_ngrams, "character n-gram range"))
         object.__setattr__(self, "stop_words", frozenset(self.stop_words))
         if self.hash_features is not None and not 1 <= self.hash_features <= 2**32:
             raise DataError(f"bad --hash-features {self.hash_features}: need 1 to 2**32 buckets")
@@ -93,7 +100,13 @@ class Analyzer:
         if self.lowercase:
             text = text.lower()
         if self.analyzer == "char_wb":
-            return self._char_wb(text)
+            return _char_wb(text, self.ngram_range)
+        features = self._words(text)
+        if self.char_ngrams:
+            features += map("[%s]".__mod__, _char_wb(text, self.char_ngrams))
+        return features
+
+    def _words(self, text: str) -> list[str]:
         tokens = words(text)
         if self.stop_words:
             tokens = [token for token in tokens if token not in self.stop_words]
@@ -105,23 +118,12 @@ class Analyzer:
             features += map(" ".join, zip(*(tokens[i:] for i in range(n))))
         return features
 
-    def _char_wb(self, text: str) -> list[str]:
-        low, high = self.ngram_range
-        features: list[str] = []
-        for word in _WHITESPACE.sub(" ", text).split():
-            padded = f" {word} "
-            for n in range(low, high + 1):
-                if len(padded) <= n:  # a short word counts once, whole, then no larger n
-                    features.append(padded)
-                    break
-                features += [padded[i:i + n] for i in range(len(padded) - n + 1)]
-        return features
-
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the model file (no classes, so loading needs no code)."""
         return {
             "analyzer": self.analyzer,
             "ngram_range": list(self.ngram_range),
+            "char_ngrams": list(self.char_ngrams) if self.char_ngrams else None,
             "lowercase": self.lowercase,
             "stop_words": sorted(self.stop_words),
             "headers": list(self.headers),
@@ -134,11 +136,33 @@ class Analyzer:
         return cls(
             analyzer=data["analyzer"],
             ngram_range=tuple(data["ngram_range"]),
+            char_ngrams=tuple(data["char_ngrams"]) if data.get("char_ngrams") else None,
             lowercase=data["lowercase"],
             stop_words=frozenset(data["stop_words"]),
             headers=tuple(data.get("headers", ())),
             hash_features=data.get("hash_features"),
         )
+
+
+def _checked_range(bounds: tuple[int, int], what: str) -> tuple[int, int]:
+    low, high = bounds
+    if not 1 <= low <= high:
+        raise DataError(f"bad {what} {low},{high}: need 1 <= MIN <= MAX")
+    return int(low), int(high)
+
+
+def _char_wb(text: str, ngram_range: tuple[int, int]) -> list[str]:
+    """Character n-grams inside each whitespace-separated word padded with a space each side."""
+    low, high = ngram_range
+    features: list[str] = []
+    for word in _WHITESPACE.sub(" ", text).split():
+        padded = f" {word} "
+        for n in range(low, high + 1):
+            if len(padded) <= n:  # a short word counts once, whole, then no larger n
+                features.append(padded)
+                break
+            features += [padded[i:i + n] for i in range(len(padded) - n + 1)]
+    return features
 
 
 def words(text: str) -> list[str]:

@@ -147,6 +147,10 @@ def analyzer_options(command: Callable) -> Callable:
                      help="Word tokens, or character n-grams inside word boundaries."),
         click.option("--ngram-range", default="1,2", show_default=True, callback=_ngram_range,
                      metavar="MIN,MAX", help="Lengths of the n-grams (in words, or characters for char_wb)."),
+        click.option("--char-ngrams", metavar="MIN,MAX",
+                     callback=lambda ctx, param, value: None if value in (None, "none") else _ngram_range(ctx, param, value),
+                     help="Add the char_wb n-grams of these lengths to the word features (written [ ab] "
+                          "in inspect-top-words)."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
         click.option("--stop-words", metavar="english|FILE",
                      help="Drop these words: scikit-learn's English list, or a file with one word a line."),
@@ -176,8 +180,8 @@ def analyzer_options(command: Callable) -> Callable:
 
 
 #: Options fixed when documents are counted: --update keeps the model's.
-ANALYZER_OPTIONS = ("analyzer", "ngram_range", "lowercase", "stop_words", "tf", "binary", "doc_norm", "headers",
-                    "hash_features")
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "lowercase", "stop_words", "tf", "binary", "doc_norm",
+                    "headers", "hash_features")
 
 
 def _given_options(ctx: click.Context) -> set[str]:
@@ -263,7 +267,7 @@ def _setup(options: dict[str, Any]):
     if headers is None:
         headers = DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_FORMATS else ()
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
-                        lowercase=options["lowercase"], stop_words=load_stop_words(options["stop_words"]),
+                        char_ngrams=options["char_ngrams"], lowercase=options["lowercase"], stop_words=load_stop_words(options["stop_words"]),
                         headers=headers, hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
@@ -524,7 +528,8 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     corpus = _corpus(data, options, analyzer.headers)
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    candidate = {**settings, **weighting, "analyzer": analyzer.analyzer, "ngram_range": analyzer.ngram_range}
+    candidate = {**settings, **weighting, "analyzer": analyzer.analyzer, "ngram_range": analyzer.ngram_range,
+                 "char_ngrams": analyzer.char_ngrams}
     trial = cross_validate(documents, [candidate], k=k, seed=seed, base_analyzer=analyzer)[0]
     render.cv_report(trial.summary(), fmt, k=k, seed=seed)
 
@@ -536,7 +541,7 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")
 @click.option("--grid", metavar="JSON|FILE",
               help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
-                   "Keys: variant, alpha, ngram_range, tf, doc_norm, idf, norm, min_df, fit_prior.")
+                   "Keys: variant, alpha, ngram_range, char_ngrams, tf, doc_norm, idf, norm, min_df, fit_prior.")
 @click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Leaderboard rows shown.")
 @input_options
@@ -552,23 +557,27 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     Example:
       nbtext tune corpora/support-tickets/train -o best.joblib
       nbtext tune sms.tsv -o best.joblib --grid '{"alpha": [0.1, 0.3], "variant": ["complement"]}'
+      nbtext tune reviews/ -o best.joblib --grid '{"char_ngrams": [null, [2, 5]], "alpha": [0.3, 1]}'
     """
     from . import render
     from .analysis import Analyzer
     from .training import train as train_model
-    from .tuning import DEFAULT_GRID, cross_validate, expand
+    from .tuning import ANALYZER_KEYS, DEFAULT_GRID, cross_validate, expand
 
     space = _grid(grid) if grid else DEFAULT_GRID
     candidates = expand(space)
-    corpus = _corpus(data, options)
+    # Mail is tuned with the header tokens that train would add.
+    base = Analyzer(headers=DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_FORMATS else ())
+    corpus = _corpus(data, options, base.headers)
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
-        trials = cross_validate(documents, candidates, k=cv, seed=seed, metric=metric, progress=advance)
+        trials = cross_validate(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
+                                progress=advance)
     trials.sort(key=lambda t: (-t.mean, t.std))
     render.leaderboard(trials[:top], metric, total=len(trials))
     best = dict(trials[0].settings)
-    analyzer = Analyzer(analyzer=best.pop("analyzer", "word"), ngram_range=tuple(best.pop("ngram_range", (1, 1))))
+    analyzer = dataclasses.replace(base, **{key: best.pop(key) for key in ANALYZER_KEYS if key in best})
     weighting = {"tf": best.pop("tf", "raw"), "doc_norm": best.pop("doc_norm", None)}
     model = train_model(documents, analyzer=analyzer, settings=best, **weighting,
                         summary={"inputs": _absolute(data), "input_format": options["input_format"],
@@ -587,14 +596,15 @@ def _grid(spec: str) -> dict[str, list[Any]]:
     except json.JSONDecodeError as error:
         raise click.BadParameter(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'",
                                  param_hint="--grid") from None
-    allowed = {*DEFAULT_GRID, "norm", "min_df", "max_df", "fit_prior", "analyzer"}
+    allowed = {*DEFAULT_GRID, "norm", "min_df", "max_df", "fit_prior", "analyzer", "char_ngrams"}
     if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
         raise click.BadParameter("expected an object of non-empty lists", param_hint="--grid")
     unknown = sorted(set(grid) - allowed)
     if unknown:
         raise click.BadParameter(f"unknown setting {unknown[0]!r}; use {sorted(allowed)}", param_hint="--grid")
-    if "ngram_range" in grid:
-        grid["ngram_range"] = [tuple(value) for value in grid["ngram_range"]]
+    for key in ("ngram_range", "char_ngrams"):
+        if key in grid:
+            grid[key] = [tuple(value) if value else None for value in grid[key]]
     return grid
 
 

@@ -15,10 +15,11 @@ from typing import IO, Any
 
 
 def console(file: IO[str] | None = None, *, width: int | None = None):
-    """A rich Console on ``file`` (stdout by default); colour only on a terminal."""
+    """A rich Console on ``file`` (stdout by default); colour only on a terminal. Markup is off:
+    cells hold the user's words and labels, and ``[want]`` must print as itself."""
     from rich.console import Console
 
-    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False)
+    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False, markup=False)
 
 
 @contextlib.contextmanager
@@ -143,7 +144,7 @@ def describe(settings: dict[str, Any]) -> str:
     """A setting as the command-line options that give it."""
     parts = []
     for key, value in settings.items():
-        if key == "ngram_range":
+        if key in ("ngram_range", "char_ngrams") and value:
             value = ",".join(map(str, value))
         if value is None:
             value = "none"

@@ -25,7 +25,9 @@ from .model import Model
 from .readers import Document
 
 #: Settings fixed when documents are counted; the rest are applied when a model is built.
-COUNTING_KEYS = ("analyzer", "ngram_range", "tf", "doc_norm")
+COUNTING_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tf", "doc_norm")
+#: The counting keys that say how text becomes features.
+ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams")
 
 #: The default search: chosen from measurements on the shared corpora (README, "Accuracy").
 DEFAULT_GRID: dict[str, list[Any]] = {
@@ -123,8 +125,7 @@ def cross_validate(
 ) -> list[Trial]:
     """Score each candidate setting by stratified k-fold cross-validation.
 
-    A candidate is a dict of Model settings plus any of ``analyzer``, ``ngram_range``, ``tf``,
-    ``doc_norm``. ``progress`` is called once per (fold, candidate) done.
+    A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``. ``progress`` is called once per (fold, candidate) done.
     """
     labels = [doc.label for doc in documents]
     if len(set(labels)) < 2:
@@ -139,12 +140,10 @@ def cross_validate(
     analyzed: tuple[Analyzer | None, list[list[str]]] = (None, [])
     # Groups sharing an analyzer come together, so each analyzer's features are made once and
     # only one analyzer's features are held at a time.
-    for group in sorted(by_counting.values(), key=lambda g: str(g[0].settings.get("ngram_range"))
-                        + str(g[0].settings.get("analyzer"))):
+    for group in sorted(by_counting.values(), key=lambda g: [str(g[0].settings.get(k)) for k in ANALYZER_KEYS]):
         first = group[0].settings
         # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
-        analyzer = replace(base, analyzer=first.get("analyzer", base.analyzer),
-                           ngram_range=first.get("ngram_range", base.ngram_range))
+        analyzer = replace(base, **{key: first[key] for key in ANALYZER_KEYS if key in first})
         if analyzed[0] != analyzer:
             analyzed = (analyzer, [analyzer(doc.text) for doc in documents])
         features = analyzed[1]

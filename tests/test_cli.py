@@ -199,6 +199,27 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     assert "unknown setting 'beta'" in bad.stderr
 
 
+def test_char_ngrams_train_tune_and_show_as_written(tmp_path):
+    """--char-ngrams is kept in the model, predicted with, searched by tune, and its bracketed
+    features print as themselves (rich would read ``[ant]`` as markup and print nothing)."""
+    from nbtext.model import Model
+
+    run(["train", TICKETS / "train", "-o", tmp_path / "c", "--char-ngrams", "3,4"])
+    model = Model.load(tmp_path / "c")
+    assert model.analyzer.char_ngrams == (3, 4)
+    shown = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing"]).stdout
+    rows = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing", "--format", "tsv"]).stdout
+    features = [row.split("\t")[2] for row in rows.splitlines()]
+    assert any(feature.startswith("[") and " " not in feature for feature in features)  # e.g. [ant]
+    assert all(feature in shown for feature in features)  # every one, brackets and all, in the table
+    assert run(["predict", tmp_path / "c"], input="I was charged twice, refund please\n").stdout == "billing\n"
+    grid = '{"char_ngrams": [null, [3, 4]], "alpha": [0.3]}'
+    board = run(["tune", TICKETS / "train", "-o", tmp_path / "t", "--grid", grid, "--cv", "3"]).stdout
+    assert "--char-ngrams 3,4" in board and "--char-ngrams none" in board
+    tuned = Model.load(tmp_path / "t")
+    assert tuned.analyzer.char_ngrams == ((3, 4) if "--char-ngrams 3,4" in board.splitlines()[2] else None)
+
+
 def test_train_test_split_reports_held_out_score(tmp_path):
     result = run(["train", TICKETS / "train", "-o", tmp_path / "m", "--test-split", "0.25", "--seed", "1"])
     last = result.stderr.splitlines()[-1]

@@ -43,6 +43,25 @@ def test_analyzer_equals_scikit_learn(mixed_documents, ours, theirs):
         assert mine(doc.text) == oracle(doc.text), doc.source
 
 
+def test_word_and_char_ngrams_together_equal_scikit_learn_feature_union(mixed_documents):
+    """--char-ngrams: the counts are scikit-learn's word CountVectorizer and char_wb
+    CountVectorizer side by side (a FeatureUnion), with the character n-grams in brackets."""
+    from sklearn.pipeline import make_union
+
+    texts = [d.text for d in mixed_documents[::2]]
+    analyzer = Analyzer(ngram_range=(1, 2), char_ngrams=(2, 4))
+    vocabulary = GrowingVocabulary()
+    matrix = count_features([analyzer(t) for t in texts], vocabulary)
+    union = make_union(CountVectorizer(ngram_range=(1, 2)), CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)))
+    expected = union.fit_transform(texts)
+    words, chars = (vectorizer.get_feature_names_out().tolist() for _, vectorizer in union.transformer_list)
+    assert len(vocabulary) == len(words) + len(chars)  # no character n-gram is taken for a word
+    order = np.array([vocabulary[term] for term in words + [f"[{gram}]" for gram in chars]])
+    assert (matrix.to_scipy()[:, order] != expected).nnz == 0
+    with pytest.raises(DataError, match="use them with the word analyzer"):
+        Analyzer(analyzer="char_wb", char_ngrams=(2, 3))
+
+
 def test_counts_equal_count_vectorizer(mixed_documents):
     texts = [d.text for d in mixed_documents]
     analyzer = Analyzer(ngram_range=(1, 2))

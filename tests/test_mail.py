@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 
 from nbtext.analysis import Analyzer
+from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
 from .conftest import corpus_path, run
@@ -132,3 +133,20 @@ def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
     assert labels_by_id(by_file) == labels_by_id(by_box)
     first = json.loads(by_box.splitlines()[0])
     assert first["path"] == f"{box_paths[0]}:1".replace("/:1", ":1") and first["message_id"].startswith("<")
+
+
+def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
+    """tune scores mail as train reads it: with the default header tokens. The tuned model,
+    trained on the same settings, equals train's model."""
+    from nbtext.readers.mail import DEFAULT_MAIL_HEADERS
+
+    from .test_training import assert_same_model
+
+    grid = '{"variant": ["complement"], "alpha": [0.1], "ngram_range": [[1, 2]], "tf": ["log"], "doc_norm": ["l2"], ' \
+           '"idf": [true], "min_df": [2]}'
+    run(["tune", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "tuned", "--grid", grid])
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "trained"])
+    tuned, trained = Model.load(tmp_path / "tuned"), Model.load(tmp_path / "trained")
+    assert tuned.analyzer.headers == tuple(DEFAULT_MAIL_HEADERS)
+    assert any(term.startswith("from_") for term in tuned.terms)
+    assert_same_model(tuned, trained)
