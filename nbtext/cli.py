@@ -107,6 +107,10 @@ def _ngram_range(ctx: click.Context, param: click.Parameter, value: str) -> tupl
     return low, high
 
 
+def _optional_ngram_range(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    return None if value in (None, "none") else _ngram_range(ctx, param, value)
+
+
 def _df(ctx: click.Context, param: click.Parameter, value: str | None) -> int | float | None:
     if value is None:
         return None
@@ -147,8 +151,7 @@ def analyzer_options(command: Callable) -> Callable:
                      help="Word tokens, or character n-grams inside word boundaries."),
         click.option("--ngram-range", default="1,2", show_default=True, callback=_ngram_range,
                      metavar="MIN,MAX", help="Lengths of the n-grams (in words, or characters for char_wb)."),
-        click.option("--char-ngrams", metavar="MIN,MAX",
-                     callback=lambda ctx, param, value: None if value in (None, "none") else _ngram_range(ctx, param, value),
+        click.option("--char-ngrams", metavar="MIN,MAX", callback=_optional_ngram_range,
                      help="Add the char_wb n-grams of these lengths to the word features (written [ ab] "
                           "in inspect-top-words)."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
@@ -267,8 +270,9 @@ def _setup(options: dict[str, Any]):
     if headers is None:
         headers = DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_FORMATS else ()
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
-                        char_ngrams=options["char_ngrams"], lowercase=options["lowercase"], stop_words=load_stop_words(options["stop_words"]),
-                        headers=headers, hash_features=options["hash_features"])
+                        char_ngrams=options["char_ngrams"], lowercase=options["lowercase"],
+                        stop_words=load_stop_words(options["stop_words"]), headers=headers,
+                        hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
     settings = {name: options[name] for name in

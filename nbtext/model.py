@@ -25,6 +25,7 @@ from .naive_bayes import VARIANTS, NaiveBayes
 FORMAT = "nbtext-model"
 FORMAT_VERSION = 1
 
+
 class Model:
     """A trained text classifier: analyzer + vocabulary + Naive Bayes core + summary.
 

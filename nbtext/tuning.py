@@ -140,7 +140,8 @@ def cross_validate(
     analyzed: tuple[Analyzer | None, list[list[str]]] = (None, [])
     # Groups sharing an analyzer come together, so each analyzer's features are made once and
     # only one analyzer's features are held at a time.
-    for group in sorted(by_counting.values(), key=lambda g: [str(g[0].settings.get(k)) for k in ANALYZER_KEYS]):
+    for group in sorted(by_counting.values(),
+                        key=lambda group: [str(group[0].settings.get(key)) for key in ANALYZER_KEYS]):
         first = group[0].settings
         # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
         analyzer = replace(base, **{key: first[key] for key in ANALYZER_KEYS if key in first})

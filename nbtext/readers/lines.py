@@ -88,7 +88,8 @@ def _parse_fasttext(text: str, where: str) -> tuple[str, str]:
 _PARSERS = {"tsv": _parse_tsv, "jsonl": _parse_jsonl, "fasttext": _parse_fasttext}
 
 
-def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16, lines_per_batch: int = 1000) -> Iterator[list[bytes]]:
+def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16,
+                      lines_per_batch: int = 1000) -> Iterator[list[bytes]]:
     """Complete lines of ``stream`` as soon as they arrive, in batches, line ends kept off.
 
     A read that fills the whole chunk means more is waiting, so its lines are held for the next
