@@ -61,7 +61,7 @@ def fit_temperature(log_proba: np.ndarray, truth: np.ndarray) -> float:
     ratio = (np.sqrt(5) - 1) / 2
     a, b = high - ratio * (high - low), low + ratio * (high - low)
     loss_a, loss_b = loss(a), loss(b)
-    while high - low > 1e-6:
+    while high - low > 1e-9:  # in log T; coarser loses to scipy where the optimum is at a bound
         if loss_a <= loss_b:
             high, b, loss_b = b, a, loss_a
             a = high - ratio * (high - low)
@@ -116,7 +116,7 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
 
     started = time.perf_counter()
     documents, labels, classes = labelled_for_folds(documents, folds, "--calibrate")
-    counts, log_proba = out_of_fold(documents, labels, classes, analyzer, tf=tf, doc_norm=doc_norm,
+    counts, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm,
                                     settings=settings, folds=folds, seed=seed)
     number = {label: i for i, label in enumerate(classes)}
     truth = np.array([number[label] for label in labels])
