@@ -195,7 +195,7 @@ def train_filter(
     documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
     if label not in classes:
         raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes)}")
-    total, log_proba = out_of_fold(documents, labels, classes, analyzer, tf=tf, doc_norm=doc_norm, settings=settings,
+    total, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm, settings=settings,
                                    folds=folds, seed=seed)
     log_odds = spam_log_odds(log_proba, classes, label)
     is_spam = np.array(labels) == label

@@ -125,7 +125,9 @@ def cross_validate(
 ) -> list[Trial]:
     """Score each candidate setting by stratified k-fold cross-validation.
 
-    A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``. ``progress`` is called once per (fold, candidate) done.
+    A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``. Documents are
+    analyzed once per analyzer and counted once per counting setup (see ``counts_by_fold``);
+    ``progress`` is called once per (fold, candidate) done.
     """
     labels = [doc.label for doc in documents]
     if len(set(labels)) < 2:
@@ -148,12 +150,10 @@ def cross_validate(
         if analyzed[0] != analyzer:
             analyzed = (analyzer, [analyzer(doc.text) for doc in documents])
         features = analyzed[1]
+        by_fold = counts_by_fold(features, labels, folds, tf=first.get("tf", "raw"), doc_norm=first.get("doc_norm"))
         for f in range(k):
-            train_idx = np.flatnonzero(folds != f)
+            frozen = by_fold.without(f)
             test_idx = np.flatnonzero(folds == f)
-            counts = ClassCounts(tf=first.get("tf", "raw"), doc_norm=first.get("doc_norm"))
-            counts.add([features[i] for i in train_idx], [labels[i] for i in train_idx])
-            frozen = counts.finalized()
             test_features = [features[i] for i in test_idx]
             test_labels = [labels[i] for i in test_idx]
             for trial in group:
@@ -168,30 +168,58 @@ def cross_validate(
     return trials
 
 
-def out_of_fold(documents: Sequence[Document], labels: Sequence[str], classes: list[str], analyzer: Analyzer, *,
-                tf: str, doc_norm: str | None, settings: dict[str, Any] | None, folds: int,
+@dataclass(frozen=True)
+class FoldCounts:
+    """Documents counted once by (fold, class), from which the counts of any set of folds are
+    regrouped with no string work. The sums are exact (``counting.on_grid``), so they equal
+    counting those folds' documents directly, bit for bit."""
+
+    joint: FrozenCounts
+    #: For each class of ``joint``: its fold, and its class as an index into ``classes``.
+    fold: np.ndarray
+    label: np.ndarray
+    #: The sorted labels.
+    classes: list[str]
+
+    def without(self, fold: int) -> FrozenCounts:
+        """The counts of every fold but ``fold`` (-1: of all folds). A class with no documents
+        there is left out, as counting them directly would leave it out."""
+        kept = self.fold != fold
+        present = np.unique(self.label[kept])
+        position = np.full(len(self.classes), -1, dtype=np.int64)
+        position[present] = np.arange(len(present))
+        return self.joint.regrouped(np.where(kept, position[self.label], -1), [self.classes[i] for i in present])
+
+
+def counts_by_fold(features: Sequence[Sequence[str]], labels: Sequence[str], fold_of: np.ndarray, *, tf: str,
+                   doc_norm: str | None) -> FoldCounts:
+    """The analyzed documents (``features``) counted once, by their fold and label."""
+    joint = ClassCounts(tf=tf, doc_norm=doc_norm)
+    joint.add(features, [f"{f}\t{label}" for f, label in zip(fold_of, labels)])
+    counts = joint.finalized()
+    fold_label = [name.split("\t", 1) for name in counts.classes]
+    classes = sorted({label for _, label in fold_label})
+    number = {label: i for i, label in enumerate(classes)}
+    return FoldCounts(counts, np.array([int(f) for f, _ in fold_label]),
+                      np.array([number[label] for _, label in fold_label]), classes)
+
+
+def out_of_fold(documents: Sequence[Document], labels: Sequence[str], analyzer: Analyzer, *, tf: str,
+                doc_norm: str | None, settings: dict[str, Any] | None, folds: int,
                 seed: int) -> tuple[FrozenCounts, np.ndarray]:
     """The counts of all ``documents``, and each document's log-probabilities (columns in
-    ``classes`` order, which must be sorted) from the model trained on the other stratified folds.
-
-    The documents are analyzed and counted once, by (fold, class); each fold's training counts
-    are regrouped from those with no string work, and their sum is exactly the plain counts.
+    sorted class order) from the model trained on the other stratified folds; every class must
+    have a document in every fold's training part (``labelled_for_folds`` checks it).
     """
     fold_of = stratified_folds(labels, folds, seed)
-    joint = ClassCounts(tf=tf, doc_norm=doc_norm)
     features = [analyzer(doc.text) for doc in documents]
-    joint.add(features, [f"{f}\t{label}" for f, label in zip(fold_of, labels)])
-    joint_counts = joint.finalized()
-    fold_class = [name.split("\t", 1) for name in joint_counts.classes]
-    class_number = np.array([classes.index(label) for _, label in fold_class])
-    fold_number = np.array([int(f) for f, _ in fold_class])
-    log_proba = np.empty((len(documents), len(classes)))
+    by_fold = counts_by_fold(features, labels, fold_of, tf=tf, doc_norm=doc_norm)
+    log_proba = np.empty((len(documents), len(by_fold.classes)))
     for f in range(folds):
         members = np.flatnonzero(fold_of == f)
-        held = Model(analyzer, joint_counts.regrouped(np.where(fold_number == f, -1, class_number), classes),
-                     settings)
+        held = Model(analyzer, by_fold.without(f), settings)
         log_proba[members] = held.core.predict_log_proba(held.vectorize_features([features[i] for i in members]))
-    return joint_counts.regrouped(class_number, classes), log_proba
+    return by_fold.without(-1), log_proba
 
 
 def labelled_for_folds(documents: Iterable[Document], folds: int,
