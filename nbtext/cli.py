@@ -268,7 +268,7 @@ def _setup(options: dict[str, Any]):
 
     headers = options["headers"]
     if headers is None:
-        headers = DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_FORMATS else ()
+        headers = _default_headers(options["input_format"])
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         char_ngrams=options["char_ngrams"], lowercase=options["lowercase"],
                         stop_words=load_stop_words(options["stop_words"]), headers=headers,
@@ -278,6 +278,11 @@ def _setup(options: dict[str, Any]):
     settings = {name: options[name] for name in
                 ("variant", "alpha", "fit_prior", "norm", "idf", "min_df", "max_df", "max_features")}
     return analyzer, weighting, settings
+
+
+def _default_headers(input_format: str | None) -> tuple[str, ...]:
+    """The mail headers whose words join a document by default: some for mail, none for text."""
+    return DEFAULT_MAIL_HEADERS if input_format in MAIL_FORMATS else ()
 
 
 def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
@@ -571,7 +576,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     space = _grid(grid) if grid else DEFAULT_GRID
     candidates = expand(space)
     # Mail is tuned with the header tokens that train would add.
-    base = Analyzer(headers=DEFAULT_MAIL_HEADERS if options["input_format"] in MAIL_FORMATS else ())
+    base = Analyzer(headers=_default_headers(options["input_format"]))
     corpus = _corpus(data, options, base.headers)
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
