@@ -266,12 +266,9 @@ def _setup(options: dict[str, Any]):
     """(Analyzer, weighting, model settings) from the training options a command was given."""
     from .analysis import Analyzer, load_stop_words
 
-    headers = options["headers"]
-    if headers is None:
-        headers = _default_headers(options["input_format"])
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         char_ngrams=options["char_ngrams"], lowercase=options["lowercase"],
-                        stop_words=load_stop_words(options["stop_words"]), headers=headers,
+                        stop_words=load_stop_words(options["stop_words"]), headers=options["headers"] or (),
                         hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
@@ -280,9 +277,15 @@ def _setup(options: dict[str, Any]):
     return analyzer, weighting, settings
 
 
-def _default_headers(input_format: str | None) -> tuple[str, ...]:
-    """The mail headers whose words join a document by default: some for mail, none for text."""
-    return DEFAULT_MAIL_HEADERS if input_format in MAIL_FORMATS else ()
+def _labelled_corpus(data, options: dict[str, Any], analyzer, input_format=None):
+    """The corpus of DATA, and ``analyzer`` as it must read it: unless --headers was given, mail
+    (by --input-format, or mbox files and maildirs recognised as such) gets the default header
+    tokens, the same whichever way it was found to be mail."""
+    corpus = _corpus(data, options, analyzer.headers, input_format)
+    if options.get("headers") is None and corpus.is_mail:
+        analyzer = dataclasses.replace(analyzer, headers=DEFAULT_MAIL_HEADERS)
+        corpus.headers = analyzer.headers
+    return corpus, analyzer
 
 
 def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
@@ -367,7 +370,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         settings = {name: value for name, value in settings.items() if name in given}
         analyzer = base.analyzer
     input_format = options["input_format"] or (base.summary.get("input_format") if base else None)
-    corpus = _corpus(data, options, analyzer.headers, input_format)
+    if base is None:
+        corpus, analyzer = _labelled_corpus(data, options, analyzer, input_format)
+    else:  # the model's analyzer, headers and all
+        corpus = _corpus(data, options, analyzer.headers, input_format)
     if input_format is None and corpus.is_mail:
         input_format = "email"  # detected mbox files or maildirs: later messages are read as mail too
     summary = {"inputs": _absolute(data), "input_format": input_format}
@@ -534,7 +540,7 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     from .tuning import cross_validate
 
     analyzer, weighting, settings = _setup(options)
-    corpus = _corpus(data, options, analyzer.headers)
+    corpus, analyzer = _labelled_corpus(data, options, analyzer)
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     candidate = {**settings, **weighting, "analyzer": analyzer.analyzer, "ngram_range": analyzer.ngram_range,
@@ -575,9 +581,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
 
     space = _grid(grid) if grid else DEFAULT_GRID
     candidates = expand(space)
-    # Mail is tuned with the header tokens that train would add.
-    base = Analyzer(headers=_default_headers(options["input_format"]))
-    corpus = _corpus(data, options, base.headers)
+    corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:

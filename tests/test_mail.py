@@ -150,3 +150,19 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     assert tuned.analyzer.headers == tuple(DEFAULT_MAIL_HEADERS)
     assert any(term.startswith("from_") for term in tuned.terms)
     assert_same_model(tuned, trained)
+
+
+def test_mail_found_by_looking_gets_the_same_header_tokens(mail_layouts, tmp_path):
+    """Maildirs recognised without --input-format are read with the default header tokens, as
+    --input-format email reads the same messages (they used to get none)."""
+    from nbtext.readers.mail import DEFAULT_MAIL_HEADERS
+
+    from .test_training import assert_same_model
+
+    run(["train", mail_layouts / "maildir", "-o", tmp_path / "found", "--spam-label", "spam"])
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "told", "--spam-label", "spam"])
+    found, told = Model.load(tmp_path / "found"), Model.load(tmp_path / "told")
+    assert found.analyzer.headers == told.analyzer.headers == tuple(DEFAULT_MAIL_HEADERS)
+    assert_same_model(found, told)
+    run(["train", mail_layouts / "maildir", "-o", tmp_path / "plain", "--headers", "none"])
+    assert Model.load(tmp_path / "plain").analyzer.headers == ()
