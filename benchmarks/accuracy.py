@@ -32,7 +32,7 @@ from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
-from nbtext.tuning import ANALYZER_KEYS, cross_validate, expand  # noqa: E402
+from nbtext.tuning import cross_validate, expand, train_setting  # noqa: E402
 
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
 
@@ -59,10 +59,8 @@ TUNED_GRID = {
 
 def nbtext_tuned(train_docs, test_docs) -> float:
     trials = cross_validate(train_docs, expand(TUNED_GRID), k=3, seed=0)
-    best = dict(max(trials, key=lambda t: (t.mean, -t.std)).settings)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, **{key: best.pop(key) for key in ANALYZER_KEYS if key in best})
-    weighting = {"tf": best.pop("tf"), "doc_norm": best.pop("doc_norm")}
-    model = train(train_docs, analyzer=analyzer, settings=best, **weighting)
+    best = max(trials, key=lambda t: (t.mean, -t.std))
+    model = train_setting(train_docs, best.settings, base_analyzer=DEFAULT_ANALYZER)
     predicted = model.predict([d.text for d in test_docs])
     return float(np.mean([p == d.label for p, d in zip(predicted, test_docs)]))
 

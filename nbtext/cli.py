@@ -576,8 +576,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     """
     from . import render
     from .analysis import Analyzer
-    from .training import train as train_model
-    from .tuning import ANALYZER_KEYS, DEFAULT_GRID, cross_validate, expand
+    from .tuning import DEFAULT_GRID, cross_validate, expand, train_setting
 
     space = _grid(grid) if grid else DEFAULT_GRID
     candidates = expand(space)
@@ -589,12 +588,9 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
                                 progress=advance)
     trials.sort(key=lambda t: (-t.mean, t.std))
     render.leaderboard(trials[:top], metric, total=len(trials))
-    best = dict(trials[0].settings)
-    analyzer = dataclasses.replace(base, **{key: best.pop(key) for key in ANALYZER_KEYS if key in best})
-    weighting = {"tf": best.pop("tf", "raw"), "doc_norm": best.pop("doc_norm", None)}
-    model = train_model(documents, analyzer=analyzer, settings=best, **weighting,
-                        summary={"inputs": _absolute(data), "input_format": options["input_format"],
-                                 "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
+    model = train_setting(documents, trials[0].settings, base_analyzer=base,
+                          summary={"inputs": _absolute(data), "input_format": options["input_format"],
+                                   "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
                f" -> {output}", err=True)

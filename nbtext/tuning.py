@@ -23,6 +23,7 @@ from .errors import DataError
 from .metrics import evaluate
 from .model import Model
 from .readers import Document
+from .training import train
 
 #: Settings fixed when documents are counted; the rest are applied when a model is built.
 COUNTING_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tf", "doc_norm")
@@ -166,6 +167,17 @@ def cross_validate(
                 if progress is not None:
                     progress(1)
     return trials
+
+
+def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, base_analyzer: Analyzer | None = None,
+                  summary: dict[str, Any] | None = None) -> Model:
+    """A model trained on ``documents`` with one candidate ``setting`` of ``cross_validate``
+    (the one it scored: the same counting defaults, and the base analyzer's other options)."""
+    settings = dict(setting)
+    analyzer = replace(base_analyzer or Analyzer(), **{key: settings.pop(key) for key in ANALYZER_KEYS
+                                                       if key in settings})
+    weighting = {"tf": settings.pop("tf", "raw"), "doc_norm": settings.pop("doc_norm", None)}
+    return train(documents, analyzer=analyzer, settings=settings, summary=summary, **weighting)
 
 
 @dataclass(frozen=True)
