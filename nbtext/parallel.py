@@ -10,6 +10,7 @@ counting in one process bit for bit, however the batches fell.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import queue
@@ -38,7 +39,8 @@ def default_jobs() -> int:
 def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
                        doc_norm: str | None, jobs: int) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes."""
-    tasks, results, workers = _start(_count_batches, (analyzer.to_dict(), tf, doc_norm), jobs, "count")
+    work = functools.partial(_count_batches, analyzer=analyzer.to_dict(), tf=tf, doc_norm=doc_norm)
+    tasks, results, workers = _start(work, jobs, "count")
     try:
         for batch in batches:
             _put(tasks, batch, workers, results)
@@ -61,7 +63,7 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
     that each make their ``state = setup()`` once (load a model, say). Each result is yielded as
     soon as it and every one before it are done, so output streams; a bounded number of items
     is in flight, so memory stays flat on an endless input."""
-    tasks, results, workers = _start(_map_items, (function, setup), jobs, "work")
+    tasks, results, workers = _start(functools.partial(_map_items, function=function, setup=setup), jobs, "work")
     in_flight, done, sent, returned = (QUEUED_PER_WORKER + 1) * jobs, {}, 0, 0
 
     def finished(block: bool) -> Iterator[Any]:
@@ -97,15 +99,15 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
         _stop(tasks, workers)
 
 
-def _start(target: Callable[..., None], args: tuple, jobs: int, role: str) -> tuple[Any, Any, list]:
-    """Task and result queues, and ``jobs`` started workers running ``target(tasks, results, *args)``."""
+def _start(work: Callable[[Iterator[Any]], Iterable[Any]], jobs: int, role: str) -> tuple[Any, Any, list]:
+    """Task and result queues, and ``jobs`` started workers serving ``work`` (see ``_serve``)."""
     context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
                                           else "spawn")
     if context.get_start_method() == "forkserver":
         context.set_forkserver_preload([__name__])
     tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)
     results = context.Queue()
-    workers = [context.Process(target=target, args=(tasks, results, *args), daemon=True, name=f"nbtext-{role}-{i}")
+    workers = [context.Process(target=_serve, args=(tasks, results, work), daemon=True, name=f"nbtext-{role}-{i}")
                for i in range(jobs)]
     for worker in workers:
         worker.start()
@@ -121,27 +123,28 @@ def _stop(tasks, workers: list) -> None:
             worker.terminate()
 
 
-def _count_batches(tasks, results, analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> None:
-    """A worker: count every batch it takes until told to stop, then send its counts."""
+def _serve(tasks, results, work: Callable[[Iterator[Any]], Iterable[Any]]) -> None:
+    """A worker: send each result of ``work`` over the tasks it takes until told to stop; an
+    error goes to the parent, which names it in its own."""
     try:
-        counts = count_batches(iter(tasks.get, None), Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm)
-        results.put(("result", counts))
-    except KeyboardInterrupt:
-        pass
-    except BaseException as error:  # sent to the parent, which names it in its error
-        results.put(("error", f"{type(error).__name__}: {error}"))
-
-
-def _map_items(tasks, results, function: Callable[..., Any], setup: Callable[[], Any]) -> None:
-    """A worker: apply ``function`` to every numbered item it takes until told to stop."""
-    try:
-        state = setup()
-        for number, item in iter(tasks.get, None):
-            results.put(("result", (number, function(state, *item))))
+        for result in work(iter(tasks.get, None)):
+            results.put(("result", result))
     except KeyboardInterrupt:
         pass
     except BaseException as error:
         results.put(("error", f"{type(error).__name__}: {error}"))
+
+
+def _count_batches(batches: Iterator[Any], analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> list:
+    """Counting work: the counts of every batch taken, sent once at the end."""
+    return [count_batches(batches, Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm)]
+
+
+def _map_items(items: Iterator[Any], function: Callable[..., Any], setup: Callable[[], Any]) -> Iterator[Any]:
+    """Mapping work: ``function(state, *item)`` for each numbered item, sent as it is done."""
+    state = setup()
+    for number, item in items:
+        yield number, function(state, *item)
 
 
 def _put(tasks, item, workers, results) -> None:
