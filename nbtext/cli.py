@@ -564,7 +564,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     """Search settings by cross-validation, show a leaderboard, save the best model.
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
-    are analyzed once per analyzer and counted once per fold and counting setup). The best
+    are analyzed once per analyzer and counted once per counting setup). The best
     setting is then trained on all of DATA and written to MODEL. The default grid covers
     variant x alpha x n-grams x Rennie's transforms; the same --seed gives the same result.
 

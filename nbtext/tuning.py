@@ -1,8 +1,9 @@
 """Model selection: stratified cross-validation, held-out splits and a grid search over settings.
 
-Documents are analyzed once per analyzer and counted once per fold and counting setup; every
-NB setting (variant, alpha, IDF, pruning) is then a cheap rebuild from those counts. The data
-are held in memory, so this is for corpora that fit in it.
+Documents are analyzed once per analyzer and counted once per counting setup, by fold and
+class; each fold's training counts are regrouped from those, and every NB setting (variant,
+alpha, IDF, pruning) is then a cheap rebuild. The data are held in memory, so this is for
+corpora that fit in it.
 """
 
 from __future__ import annotations
