@@ -150,6 +150,21 @@ class GrowingVocabulary(dict):
         self[term] = index = len(self)
         return index
 
+    def ids(self, terms: Sequence[str]) -> np.ndarray:
+        """``[self[t] for t in terms]`` for distinct ``terms``, at C speed when all are unseen.
+
+        >>> vocabulary = GrowingVocabulary(a=0)
+        >>> vocabulary.ids(["b", "c"]).tolist(), vocabulary.ids(["d", "a"]).tolist()
+        ([1, 2], [3, 0])
+        """
+        before = len(self)
+        ids = np.fromiter(map(self.setdefault, terms, itertools.count(before)), dtype=np.int64, count=len(terms))
+        if len(self) != before + len(terms):  # some were known: number the others again, with no gap
+            for term in [t for t, i in self.items() if i >= before]:
+                del self[term]
+            ids = np.fromiter(map(self.__getitem__, terms), dtype=np.int64, count=len(terms))
+        return ids
+
 
 def count_features(
     feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, n_known: int | None = None
@@ -172,7 +187,12 @@ def count_features(
         ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=n_flat)
         known = ids >= 0
         ids, rows = ids[known], rows[known]
-    n_columns = len(vocabulary) if n_known is None else n_known
+    return count_matrix(rows, ids, n_docs, len(vocabulary) if n_known is None else n_known)
+
+
+def count_matrix(rows: np.ndarray, ids: np.ndarray, n_docs: int, n_columns: int) -> CountMatrix:
+    """The CountMatrix of feature occurrences (row ``rows[i]``, column ``ids[i]``): one
+    ``np.unique`` over (row, column) keys."""
     width = max(n_columns, 1)
     keys, counts = np.unique(rows * width + ids, return_counts=True)
     return CountMatrix(_indptr(keys // width, n_docs), keys % width, counts.astype(np.float64), n_columns)
@@ -219,10 +239,13 @@ class ClassCounts:
 
     def add(self, feature_lists: Sequence[Sequence[str]], labels: Iterable[str]) -> None:
         """Count a batch of documents (their features) with their labels."""
-        matrix = count_features(feature_lists, self.vocabulary)
+        self.add_counts(count_features(feature_lists, self.vocabulary), labels)
+
+    def add_counts(self, matrix: CountMatrix, labels: Iterable[str]) -> None:
+        """Add a batch of documents counted against ``self.vocabulary``, with their labels."""
         y = np.fromiter(
             (self.label_ids.setdefault(label, len(self.label_ids)) for label in labels),
-            dtype=np.int64, count=len(feature_lists),
+            dtype=np.int64, count=matrix.shape[0],
         )
         self._reserve(len(self.label_ids), len(self.vocabulary))
         rows = matrix.row_ids()

@@ -21,6 +21,7 @@ from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, cou
                        sorted_position, weigh_rows)
 from .errors import ModelError
 from .naive_bayes import VARIANTS, NaiveBayes
+from .vectorizing import TokenClash, WordTable, supports
 
 FORMAT = "nbtext-model"
 FORMAT_VERSION = 1
@@ -101,6 +102,9 @@ class Model:
         )
         self._vocabulary: dict[str, int] | None = None
         self._looked_up = 0
+        self._word_table: WordTable | None = None
+        self._table_possible = supports(analyzer)
+        self._characters_read = 0
 
     @property
     def vocabulary(self) -> dict[str, int]:
@@ -118,7 +122,28 @@ class Model:
         """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of documents, not one string")
-        return self.vectorize_features([self.analyzer(text) for text in texts])
+        matrix = self._count_words(texts)
+        if matrix is None:
+            return self.vectorize_features([self.analyzer(text) for text in texts])
+        return self._weighed(matrix)
+
+    def _count_words(self, texts: Sequence[str]) -> CountMatrix | None:
+        """The counts by ``vectorizing.WordTable``, once a stream has read about as many
+        characters as there are terms (building the table costs about what a dict of the
+        terms does); None where the plain path must count."""
+        if self._word_table is None:
+            self._characters_read += sum(map(len, texts))
+            if not self._table_possible or self._characters_read < len(self.terms):
+                return None
+            try:
+                self._word_table = WordTable.for_terms(self.analyzer, self.terms)
+            except TokenClash:  # two of the model's words share a hash: count them the plain way
+                self._table_possible = False
+                return None
+        try:
+            return self._word_table.count(texts)
+        except TokenClash:
+            return None
 
     def vectorize_features(self, features: Sequence[Sequence[str]]) -> CountMatrix:
         """Documents x vocabulary (transformed) counts of already analyzed documents."""
@@ -129,6 +154,9 @@ class Model:
             matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
         else:
             matrix = count_features(features, self.vocabulary)
+        return self._weighed(matrix)
+
+    def _weighed(self, matrix: CountMatrix) -> CountMatrix:
         if not self._weigh:
             return matrix
         return weigh_rows(matrix, tf=self.counts.tf, doc_norm=self.counts.doc_norm, column_weights=self._idf)

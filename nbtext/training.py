@@ -16,6 +16,7 @@ from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
 from .readers import Document
+from .vectorizing import Vectorizer
 
 BATCH_SIZE = 1000
 
@@ -37,8 +38,9 @@ def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyz
                   doc_norm: str | None) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), in this process."""
     counts = ClassCounts(tf=tf, doc_norm=doc_norm)
+    vectorize = Vectorizer(analyzer, counts.vocabulary)
     for texts, labels in batches:
-        counts.add([analyzer(text) for text in texts], labels)
+        counts.add_counts(vectorize(texts), labels)
     return counts.finalized()
 
 

@@ -1,0 +1,337 @@
+"""Counting the word uni- and bigrams of a batch of documents with numpy: no Python object per token.
+
+Making a string of every token and looking it up in a dict is where training and prediction
+spent most of their time. Here a batch becomes one byte buffer; numpy finds the word runs in
+it and gives each token a 64-bit key made from its UTF-8 bytes: the bytes themselves when
+there are at most eight (exact), else a hash whose every occurrence is checked byte for byte
+against the one token the key stands for. Strings are made once per distinct token and kept in
+a ``WordTable``; bigrams are pairs of token numbers, so they need no hashing at all.
+
+The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
+tests hold the two paths equal on real corpora); analyzers this path does not cover
+(``char_wb``, character n-grams, hashing, n > 2) keep the plain path. A batch in which two
+different tokens share a hash is counted by the plain path too.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from .analysis import Analyzer, words
+from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix
+
+#: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
+#: the tokens of a non-ASCII document reach the buffer, each already a whole word.
+_WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128)
+#: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
+_MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
+_PAD = 8
+_POSITION_BITS = 24
+_HIGH_40 = np.uint64(2**64 - 2**_POSITION_BITS)
+_NO_TOKEN = -1
+
+
+def supports(analyzer: Analyzer) -> bool:
+    """Whether this path gives ``analyzer``'s features: words, n-grams of one or two of them."""
+    return (analyzer.analyzer == "word" and analyzer.char_ngrams is None and analyzer.hash_features is None
+            and analyzer.ngram_range[1] <= 2)
+
+
+class Vectorizer:
+    """Texts -> counts against a growing ``vocabulary``, by this module's path where it covers
+    ``analyzer`` and by ``Analyzer`` + ``count_features`` otherwise (the same counts)."""
+
+    def __init__(self, analyzer: Analyzer, vocabulary: GrowingVocabulary) -> None:
+        self.analyzer, self.vocabulary = analyzer, vocabulary
+        self.table = WordTable(analyzer, vocabulary) if supports(analyzer) else None
+
+    def __call__(self, texts: Sequence[str]) -> CountMatrix:
+        if self.table is not None:
+            try:
+                return self.table.count(texts)
+            except TokenClash:
+                pass
+        return count_features([self.analyzer(text) for text in texts], self.vocabulary)
+
+
+class TokenClash(Exception):
+    """Two different tokens of a batch got the same key (count that batch the plain way)."""
+
+
+class WordTable:
+    """Token keys -> token numbers, and token numbers (alone or in pairs) -> feature columns.
+
+    Growing (``vocabulary`` a ``GrowingVocabulary``, for training), an unseen token or bigram
+    becomes a new feature; fixed (built with ``for_terms`` from a model's terms), it is ignored.
+    """
+
+    def __init__(self, analyzer: Analyzer, vocabulary: GrowingVocabulary | None = None) -> None:
+        self.analyzer = analyzer
+        self.vocabulary = vocabulary
+        self.strings: list[str] = []
+        self._keys = np.zeros(0, dtype=np.uint64)  # sorted
+        self._numbers = np.zeros(0, dtype=np.int64)  # token number of each key
+        self._unigram = np.zeros(0, dtype=np.int64)  # column of each token number, or -1
+        self._dropped = np.zeros(0, dtype=bool)  # stop words, by token number
+        self._store = np.zeros(_PAD, dtype=np.uint8)  # the tokens' bytes, NUL after each
+        self._store_starts = np.zeros(0, dtype=np.int64)  # where each token number's bytes start
+        self._pair_keys = np.zeros(0, dtype=np.uint64)  # sorted keys of (first << 32 | second)
+        self._pair_columns = np.zeros(0, dtype=np.int64)
+        self._n_columns = 0
+
+    @classmethod
+    def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
+        """A fixed table whose columns are the positions of ``terms`` (a model's kept terms)."""
+        table = cls(analyzer)
+        tokens = sorted({token for term in terms for token in term.split(" ")} | analyzer.stop_words)
+        buffer, starts, lengths = _buffer_of_tokens(tokens)
+        keys = _keys(buffer, starts, lengths)
+        if len(np.unique(keys)) != len(keys):
+            raise TokenClash
+        table._add_tokens(keys, buffer, starts, lengths)
+        numbers = dict(zip(tokens, range(len(tokens))))
+        pairs, columns = [], []
+        for column, term in enumerate(terms):
+            first, space, second = term.partition(" ")
+            if space:
+                pairs.append(numbers[first] << 32 | numbers[second])
+                columns.append(column)
+            else:
+                table._unigram[numbers[term]] = column
+        table._add_pairs(_mix(np.array(pairs, dtype=np.uint64)), np.array(columns, dtype=np.int64))
+        table._n_columns = len(terms)
+        return table
+
+    def count(self, texts: Sequence[str]) -> CountMatrix:
+        """Documents x columns counts of ``texts``."""
+        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
+        starts, lengths = _token_spans(buffer)
+        tokens = self._token_numbers(buffer, starts, lengths)
+        rows = np.repeat(np.arange(len(texts)), np.diff(np.searchsorted(starts, doc_starts), append=len(starts)))
+        known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
+        dropped = np.zeros(len(tokens), dtype=bool)
+        dropped[known] = self._dropped[tokens[known]]
+        tokens, rows, known = tokens[~dropped], rows[~dropped], known[~dropped]
+        low, high = self.analyzer.ngram_range
+        columns, column_rows = [], []
+        if low == 1:
+            columns.append(self._unigram[tokens[known]])
+            column_rows.append(rows[known])
+        if high == 2:
+            pairs = (rows[:-1] == rows[1:]) & known[:-1] & known[1:]
+            first, second = tokens[:-1][pairs], tokens[1:][pairs]
+            columns.append(self._pair_columns_of(first.astype(np.uint64) << np.uint64(32) | second.astype(np.uint64)))
+            column_rows.append(rows[:-1][pairs])
+        ids, id_rows = np.concatenate(columns), np.concatenate(column_rows)
+        counted = ids >= 0
+        n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
+        return count_matrix(id_rows[counted], ids[counted], len(texts), n_columns)
+
+    # --- tokens ----------------------------------------------------------------------------
+
+    def _token_numbers(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        keys = _keys(buffer, starts, lengths)
+        unique, first, inverse = _unique_first(keys)
+        long = np.flatnonzero(lengths > 8)
+        if len(long):  # every occurrence of a hashed key is the same token
+            same = first[inverse[long]]
+            if not (np.array_equal(lengths[long], lengths[same])
+                    and _same_bytes(buffer, starts[long], buffer, starts[same], lengths[long])):
+                raise TokenClash
+        numbers = _sorted_lookup(self._keys, self._numbers, unique)
+        found_long = np.flatnonzero((numbers >= 0) & (lengths[first] > 8))
+        if len(found_long):  # and the token the key stood for before
+            at, known = first[found_long], numbers[found_long]
+            if not _same_bytes(buffer, starts[at], self._store, self._store_starts[known], lengths[at]):
+                raise TokenClash
+        missing = np.flatnonzero(numbers < 0)
+        if self.vocabulary is not None and len(missing):
+            at = first[missing]
+            numbers[missing] = self._add_tokens(unique[missing], buffer, starts[at], lengths[at])
+        return numbers[inverse]
+
+    def _add_tokens(self, keys: np.ndarray, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+                    ) -> np.ndarray:
+        """Number new tokens (none known yet, keys distinct); give each its unigram column."""
+        strings, joined = _strings(buffer, starts, lengths)
+        numbers = np.arange(len(self.strings), len(self.strings) + len(strings), dtype=np.int64)
+        self.strings += strings
+        self._store_starts = np.concatenate([self._store_starts, len(self._store) - _PAD + np.cumsum(lengths + 1)
+                                             - (lengths + 1)])
+        self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
+        order = np.argsort(keys)
+        at = np.searchsorted(self._keys, keys[order])
+        self._keys = np.insert(self._keys, at, keys[order])
+        self._numbers = np.insert(self._numbers, at, numbers[order])
+        stop_words = self.analyzer.stop_words
+        dropped = np.zeros(len(strings), dtype=bool)
+        if stop_words:
+            dropped[:] = [s in stop_words for s in strings]
+        unigram = np.full(len(strings), -1, dtype=np.int64)
+        if self.vocabulary is not None and self.analyzer.ngram_range[0] == 1:
+            unigram[~dropped] = self.vocabulary.ids(list(itertools.compress(strings, ~dropped)))
+        self._dropped = np.concatenate([self._dropped, dropped])
+        self._unigram = np.concatenate([self._unigram, unigram])
+        return numbers
+
+    # --- bigrams ---------------------------------------------------------------------------
+
+    def _pair_columns_of(self, pairs: np.ndarray) -> np.ndarray:
+        """The column of each bigram, given as ``first << 32 | second`` token numbers."""
+        unique, first, inverse = _unique_first(_mix(pairs))
+        columns = _sorted_lookup(self._pair_keys, self._pair_columns, unique)
+        missing = np.flatnonzero(columns < 0)
+        if self.vocabulary is not None and len(missing):
+            new_pairs = pairs[first[missing]]
+            word = self.strings.__getitem__
+            firsts = map(word, (new_pairs >> np.uint64(32)).tolist())
+            seconds = map(word, (new_pairs & np.uint64(0xFFFFFFFF)).tolist())
+            columns[missing] = self.vocabulary.ids(list(map(" ".join, zip(firsts, seconds))))
+            self._add_pairs(unique[missing], columns[missing])
+        return columns[inverse]
+
+    def _add_pairs(self, keys: np.ndarray, columns: np.ndarray) -> None:
+        order = np.argsort(keys)
+        at = np.searchsorted(self._pair_keys, keys[order])
+        self._pair_keys = np.insert(self._pair_keys, at, keys[order])
+        self._pair_columns = np.insert(self._pair_columns, at, columns[order])
+
+
+def _sorted_lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``values`` at the positions of ``wanted`` in the sorted ``keys``, -1 where absent."""
+    if not len(keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[at] == wanted, values[at], -1)
+
+
+def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The batch as one byte array (documents split by NUL, 8 NULs after), and where each
+    document starts in it. ASCII documents go in whole; the rare other ones go in as their
+    words (found by the regex, Unicode-aware), NUL-separated, in UTF-8."""
+    pieces = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"documents must be str, not {type(text).__name__}; decode bytes first")
+        if lowercase:
+            text = text.lower()
+        if text.isascii():
+            pieces.append(text.encode("ascii"))
+        else:
+            pieces.append("\x00".join(words(text)).encode("utf-8", "surrogatepass"))
+    sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
+    doc_starts = np.cumsum(sizes) - sizes
+    return np.frombuffer(b"\x00".join(pieces) + b"\x00" * _PAD, dtype=np.uint8), doc_starts
+
+
+def _token_spans(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and length of every run of two or more word bytes."""
+    # Word and non-word bytes alternate, and the padding ends every run.
+    edges = np.flatnonzero(np.diff(_WORD_BYTE[buffer], prepend=False))
+    starts, ends = edges[0::2], edges[1::2]
+    lengths = ends - starts
+    long_enough = lengths >= 2
+    return starts[long_enough], lengths[long_enough]
+
+
+def _keys(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The 64-bit key of each token. Up to 8 bytes, the bytes themselves (the first byte is
+    never 0); longer, a hash of them with the lowest byte 0 (the caller checks that a hash
+    means one token). Then mixed, one to one, so that the keys spread evenly."""
+    words64 = _words64(buffer)
+    keys = words64[starts] & _MASK[np.minimum(lengths, 8)]
+    long = np.flatnonzero(lengths > 8)
+    if len(long):
+        keys[long] = _long_keys(words64, starts[long], lengths[long])
+    return _mix(keys)
+
+
+def _long_keys(words64: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    chunks, offsets, chunk_number = _chunks(words64, starts, lengths)
+    salted = _mix(chunks ^ (chunk_number.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)))
+    return _mix(np.add.reduceat(salted, offsets) ^ lengths.astype(np.uint64)) & ~np.uint64(0xFF)
+
+
+def _chunks(words64: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each token's bytes as 64-bit words (the last one zero-filled), where each token's words
+    begin, and each word's number within its token."""
+    n_chunks = (lengths + 7) // 8
+    offsets = np.cumsum(n_chunks) - n_chunks
+    chunk_number = np.arange(int(n_chunks.sum())) - np.repeat(offsets, n_chunks)
+    left = np.repeat(lengths, n_chunks) - 8 * chunk_number
+    chunks = words64[np.repeat(starts, n_chunks) + 8 * chunk_number] & _MASK[np.minimum(left, 8)]
+    return chunks, offsets, chunk_number
+
+
+def _same_bytes(buffer: np.ndarray, starts: np.ndarray, other: np.ndarray, other_starts: np.ndarray,
+                lengths: np.ndarray) -> bool:
+    """Whether every token (start, length) of ``buffer`` equals the one at ``other_starts`` in ``other``."""
+    return np.array_equal(_chunks(_words64(buffer), starts, lengths)[0],
+                          _chunks(_words64(other), other_starts, lengths)[0])
+
+
+def _words64(buffer: np.ndarray) -> np.ndarray:
+    """The (unaligned) 64-bit little-endian word at every byte offset of a NUL-padded buffer."""
+    return np.ndarray((len(buffer) - _PAD + 1,), dtype="<u8", buffer=buffer, strides=(1,))
+
+
+def _unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct keys, the position of one occurrence of each, and each key's index
+    among them: ``np.unique`` with ``return_index`` and ``return_inverse`` for hashed keys,
+    about twice as fast (its stable argsort is its slow part)."""
+    n = len(keys)
+    order = None
+    if n < 2**_POSITION_BITS:
+        # Sort each key's position under its top 40 bits: numpy's plain (vectorised) sort
+        # instead of an argsort. Two keys sharing those bits would interleave; then argsort.
+        packed = (keys & _HIGH_40) | np.arange(n, dtype=np.uint64)
+        packed.sort()
+        order = (packed & ~_HIGH_40).astype(np.int64)
+        ordered = keys[order]
+        new = np.ones(n, dtype=bool)
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        new_bucket = np.ones(n, dtype=bool)
+        np.not_equal(packed[1:] >> _POSITION_BITS, packed[:-1] >> _POSITION_BITS, out=new_bucket[1:])
+        if not np.array_equal(new, new_bucket):
+            order = None
+    if order is None:
+        order = np.argsort(keys)
+        ordered = keys[order]
+        new = np.ones(n, dtype=bool)
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], order[new], inverse
+
+
+def _strings(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The tokens as strings, and their bytes joined, NUL after each, in one decode."""
+    spans = lengths + 1
+    offsets = np.cumsum(spans) - spans
+    joined = buffer[np.repeat(starts - offsets, spans) + np.arange(int(spans.sum()))]
+    joined[offsets + lengths] = 0
+    return _decode(joined[:-1]).split("\x00") if len(starts) else [], joined
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: one to one, and every input bit moves every output bit."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _buffer_of_tokens(tokens: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Whole tokens in a buffer, as ``_buffer`` and ``_token_spans`` would find them."""
+    encoded = [t.encode("utf-8", "surrogatepass") for t in tokens]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    buffer = np.frombuffer(b"\x00".join(encoded) + b"\x00" * _PAD, dtype=np.uint8)
+    return buffer, np.cumsum(lengths + 1) - (lengths + 1), lengths
+
+
+def _decode(raw: np.ndarray) -> str:
+    return raw.tobytes().decode("utf-8", "surrogatepass")

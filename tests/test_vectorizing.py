@@ -1,0 +1,149 @@
+"""The numpy word path counts exactly what Analyzer + count_features count, growing and fixed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from nbtext import vectorizing
+from nbtext.analysis import Analyzer
+from nbtext.counting import GrowingVocabulary, count_features
+from nbtext.readers import Document, LabelledCorpus
+from nbtext.training import train
+from nbtext.vectorizing import TokenClash, Vectorizer, WordTable
+
+from .conftest import corpus_path
+
+ANALYZERS = {
+    "words": Analyzer(),
+    "uni+bigrams": Analyzer(ngram_range=(1, 2)),
+    "bigrams, stop words": Analyzer(ngram_range=(2, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
+    "uni+bigrams, stop words": Analyzer(ngram_range=(1, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
+    "case kept": Analyzer(ngram_range=(1, 2), lowercase=False),
+}
+
+
+def as_dicts(matrix, vocabulary) -> list[dict[str, float]]:
+    """Each row as {term: count}, whatever numbers the columns got."""
+    terms = list(vocabulary)
+    return [
+        {terms[c]: v for c, v in zip(matrix.indices[a:b].tolist(), matrix.data[a:b].tolist())}
+        for a, b in zip(matrix.indptr[:-1].tolist(), matrix.indptr[1:].tolist())
+    ]
+
+
+def plain_and_fast(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, GrowingVocabulary]:
+    """Rows counted batch by batch by the plain path and by the table, as {term: count}."""
+    plain, fast = GrowingVocabulary(), GrowingVocabulary()
+    table = WordTable(analyzer, fast)
+    plain_rows, fast_rows = [], []
+    for texts in batches:
+        plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
+        fast_rows += as_dicts(table.count(texts), fast)
+    assert sorted(plain) == sorted(fast)
+    return plain_rows, fast_rows, fast
+
+
+@pytest.fixture(scope="module")
+def mail_and_news():
+    """Real text in 700-document batches: 20news (latin-1 bytes, long base64-ish runs, uuencoded
+    binaries) and SpamAssassin mail (MIME, HTML, non-ASCII in many scripts)."""
+    news = [d.text for d in LabelledCorpus([str(corpus_path("20news-bydate") / "test")], encoding="latin-1")]
+    mail = [d.text for d in LabelledCorpus([str(corpus_path("spamassassin-2003"))], input_format="email")]
+    texts = news[::3] + mail[::4] + [t for t in news[1::3] + mail[1::4] + mail[2::4] if not t.isascii()]
+    assert sum(not t.isascii() for t in texts) > 150 and max(map(len, texts)) > 100_000
+    return [texts[i:i + 700] for i in range(0, len(texts), 700)]
+
+
+@pytest.mark.parametrize("name", list(ANALYZERS))
+def test_growing_table_counts_what_the_analyzer_counts_on_real_text(mail_and_news, name):
+    plain_rows, fast_rows, vocabulary = plain_and_fast(ANALYZERS[name], mail_and_news)
+    assert plain_rows == fast_rows
+    assert len(vocabulary) > 20_000
+    if name == "uni+bigrams":
+        assert any(len(t.encode()) > 8 and not t.isascii() for t in vocabulary)  # hashed, non-ASCII keys too
+
+
+def test_model_counts_a_stream_with_the_table_exactly_as_without(mail_and_news):
+    """A trained model (pruned: min_df 2) over a stream: once the table is built, every batch
+    gives the matrix, weights and scores of the plain path, with unknown words in between."""
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    model = train([_doc(t, str(i % 3)) for i, t in enumerate(training)])
+    assert model.analyzer.ngram_range == (1, 2)
+    used = 0
+    for texts in mail_and_news[::2]:
+        fast = model.vectorize(texts)
+        plain = model.vectorize_features([model.analyzer(t) for t in texts])
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(plain, name))
+        used += model._word_table is not None
+    assert used >= 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(
+        st.lists(st.sampled_from(list("ab_9 Zé\x00ßİ.-\u0394\u03a3\u4e2d\ud800\n") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
+                 max_size=40).map("".join),
+        min_size=1, max_size=8,
+    ),
+    name=st.sampled_from(list(ANALYZERS)),
+)
+def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name):
+    """Word characters in and out of ASCII, NUL, a lone surrogate, long runs that get hashed,
+    letters that change length when lowercased; in one batch and one by one."""
+    plain_rows, fast_rows, _ = plain_and_fast(ANALYZERS[name], [texts])
+    assert plain_rows == fast_rows
+    assert plain_and_fast(ANALYZERS[name], [[t] for t in texts])[:2] == (plain_rows, fast_rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz")), min_size=2, max_size=12), min_size=1, max_size=30,
+                   unique=True),
+    texts=st.lists(st.text(st.sampled_from(list("abé9_xyz .")), max_size=60), min_size=1, max_size=5),
+)
+def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts):
+    analyzer = Analyzer(ngram_range=(1, 2))
+    bigrams = [f"{a} {b}" for a, b in zip(terms, terms[1:])]
+    vocabulary = sorted(set(terms[::2] + bigrams[::2]))  # unigrams missing under kept bigrams
+    expected = count_features([analyzer(t) for t in texts], dict(zip(vocabulary, range(len(vocabulary)))))
+    got = WordTable.for_terms(analyzer, vocabulary).count(texts)
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+
+
+def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_news, monkeypatch):
+    """Collisions cannot be found for the real hash; with every long word hashed alike, each
+    batch clashes, and the Vectorizer's counts are still the analyzer's, words for words."""
+    analyzer = ANALYZERS["uni+bigrams"]
+    expected, _, _ = plain_and_fast(analyzer, mail_and_news[:2])
+    monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
+    with pytest.raises(TokenClash):
+        WordTable(analyzer, GrowingVocabulary()).count(mail_and_news[0])
+    vocabulary = GrowingVocabulary()
+    vectorize = Vectorizer(analyzer, vocabulary)
+    rows = [row for texts in mail_and_news[:2] for row in as_dicts(vectorize(texts), vocabulary)]
+    assert rows == expected
+
+
+def test_a_clash_among_a_models_words_keeps_the_plain_path(monkeypatch):
+    monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
+    texts = ["the encyclopedia of everything", "an encyclopaedic everything"] * 50
+    model = train([_doc(t, label) for t, label in zip(texts, "ab" * 50)], settings={"min_df": 1})
+    scores = model.predict_log_proba(texts)
+    assert model._word_table is None and not model._table_possible
+    plain = model.vectorize_features([model.analyzer(t) for t in texts])
+    np.testing.assert_array_equal(scores, model.core.predict_log_proba(plain))
+
+
+def test_documents_must_be_text():
+    with pytest.raises(TypeError, match="decode bytes first"):
+        WordTable(Analyzer(), GrowingVocabulary()).count([b"bytes"])
+
+
+def _doc(text: str, label: str) -> Document:
+    return Document(text=text, label=label, source="test")
