@@ -590,9 +590,10 @@ def pack_terms(terms: Sequence[str]) -> np.ndarray:
     strings through joblib's pure-Python unpickler."""
     if isinstance(terms, PackedTerms) and terms._terms is None:
         return terms.blob
-    if any("\n" in term for term in terms):
+    joined = "\n".join(terms)
+    if joined.count("\n") != max(len(terms) - 1, 0):
         raise ValueError("a term contains a newline; it cannot be stored")
-    return np.frombuffer("\n".join(terms).encode("utf-8"), dtype=np.uint8)
+    return np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
 
 
 def _combine(terms: list[str], classes: list[str], parts: list[tuple[np.ndarray, np.ndarray, dict]],

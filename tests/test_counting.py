@@ -144,3 +144,11 @@ def test_packed_terms_are_searched_without_unpacking():
         assert packed.index_of(absent) == -1
     assert packed._terms is None  # never unpacked
     assert list(packed) == terms and packed.index_of("zz") == terms.index("zz")
+
+
+def test_a_term_with_a_newline_is_refused_when_packed():
+    from nbtext.counting import PackedTerms, pack_terms
+
+    assert list(PackedTerms(pack_terms(["ant", "bee cat"]), 2)) == ["ant", "bee cat"]
+    with pytest.raises(ValueError, match="newline"):
+        pack_terms(["ant", "bee\ncat"])
