@@ -195,8 +195,12 @@ class NaiveBayes:
         X = CountMatrix.coerce(X)
         self._check_n_features(X)
         X = self._statistic(X)
-        columns = np.unique(X.indices)
-        used = CountMatrix(X.indptr, np.searchsorted(columns, X.indices), X.data, len(columns))
+        # Only the columns that occur: weights are computed for those alone.
+        present = np.zeros(X.shape[1], dtype=bool)
+        present[X.indices] = True
+        columns = np.flatnonzero(present)
+        renumbered = np.cumsum(present) - 1
+        used = CountMatrix(X.indptr, renumbered[X.indices], X.data, len(columns))
         return used.dot(self._jll_weights(columns)) + self._jll_bias()
 
     # --- checks --------------------------------------------------------------------------

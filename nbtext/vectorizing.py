@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .analysis import Analyzer, words
-from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix
+from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix, pack_terms
 
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
 #: the tokens of a non-ASCII document reach the buffer, each already a whole word.
@@ -84,24 +84,31 @@ class WordTable:
 
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
-        """A fixed table whose columns are the positions of ``terms`` (a model's kept terms)."""
+        """A fixed table whose columns are the positions of ``terms`` (a model's kept terms,
+        each a word or two words and a space), read from their packed bytes with numpy."""
         table = cls(analyzer)
-        tokens = sorted({token for term in terms for token in term.split(" ")} | analyzer.stop_words)
-        buffer, starts, lengths = _buffer_of_tokens(tokens)
-        keys = _keys(buffer, starts, lengths)
-        if len(np.unique(keys)) != len(keys):
-            raise TokenClash
-        table._add_tokens(keys, buffer, starts, lengths)
-        numbers = dict(zip(tokens, range(len(tokens))))
-        pairs, columns = [], []
-        for column, term in enumerate(terms):
-            first, space, second = term.partition(" ")
-            if space:
-                pairs.append(numbers[first] << 32 | numbers[second])
-                columns.append(column)
-            else:
-                table._unigram[numbers[term]] = column
-        table._add_pairs(_mix(np.array(pairs, dtype=np.uint64)), np.array(columns, dtype=np.int64))
+        blob = pack_terms(terms)
+        buffer = np.concatenate([blob, np.zeros(_PAD, dtype=np.uint8)])
+        starts, lengths = _token_spans(buffer)
+        spaces = blob == 32
+        if len(starts) != len(terms) + spaces.sum() or not (_WORD_BYTE[blob] | spaces | (blob == 10)).all():
+            raise TokenClash  # not terms this path makes: leave them to the plain path
+        unique, first, inverse = _distinct(buffer, starts, lengths)
+        table._add_tokens(unique, buffer, starts[first], lengths[first])  # numbered as ``unique``
+        column = np.searchsorted(np.flatnonzero(blob == 10), starts)  # the term each word is in
+        followed = buffer[starts + lengths] == 32
+        alone = ~followed & ~np.concatenate([[False], followed[:-1]])
+        table._unigram[inverse[alone]] = column[alone]
+        firsts = np.flatnonzero(followed)
+        pairs = inverse[firsts].astype(np.uint64) << np.uint64(32) | inverse[firsts + 1].astype(np.uint64)
+        table._add_pairs(_mix(pairs), column[firsts])
+        if analyzer.stop_words:  # never among the terms, but they must still be dropped
+            words = sorted(analyzer.stop_words)
+            buffer, starts, lengths = _buffer_of_tokens(words)
+            keys = _keys(buffer, starts, lengths)
+            if (_sorted_lookup(table._keys, table._numbers, keys) >= 0).any() or len(np.unique(keys)) < len(keys):
+                raise TokenClash
+            table._add_tokens(keys, buffer, starts, lengths)
         table._n_columns = len(terms)
         return table
 
@@ -133,19 +140,13 @@ class WordTable:
     # --- tokens ----------------------------------------------------------------------------
 
     def _token_numbers(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        keys = _keys(buffer, starts, lengths)
-        unique, first, inverse = _unique_first(keys)
-        long = np.flatnonzero(lengths > 8)
-        if len(long):  # every occurrence of a hashed key is the same token
-            same = first[inverse[long]]
-            if not (np.array_equal(lengths[long], lengths[same])
-                    and _same_bytes(buffer, starts[long], buffer, starts[same], lengths[long])):
-                raise TokenClash
+        unique, first, inverse = _distinct(buffer, starts, lengths)
         numbers = _sorted_lookup(self._keys, self._numbers, unique)
         found_long = np.flatnonzero((numbers >= 0) & (lengths[first] > 8))
         if len(found_long):  # and the token the key stood for before
             at, known = first[found_long], numbers[found_long]
-            if not _same_bytes(buffer, starts[at], self._store, self._store_starts[known], lengths[at]):
+            if (self._store[self._store_starts[known] + lengths[at]].any()  # the known token is longer
+                    or not _same_bytes(buffer, starts[at], self._store, self._store_starts[known], lengths[at])):
                 raise TokenClash
         missing = np.flatnonzero(numbers < 0)
         if self.vocabulary is not None and len(missing):
@@ -235,6 +236,19 @@ def _token_spans(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lengths = ends - starts
     long_enough = lengths >= 2
     return starts[long_enough], lengths[long_enough]
+
+
+def _distinct(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_unique_first`` of the tokens' keys, having checked that every token with a hashed
+    key is the same bytes as the one occurrence returned for it."""
+    unique, first, inverse = _unique_first(_keys(buffer, starts, lengths))
+    long = np.flatnonzero(lengths > 8)
+    if len(long):
+        same = first[inverse[long]]
+        if not (np.array_equal(lengths[long], lengths[same])
+                and _same_bytes(buffer, starts[long], buffer, starts[same], lengths[long])):
+            raise TokenClash
+    return unique, first, inverse
 
 
 def _keys(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -124,6 +124,11 @@ def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_n
     monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
     with pytest.raises(TokenClash):
         WordTable(analyzer, GrowingVocabulary()).count(mail_and_news[0])
+    for known, new in (["encyclopedia", "encyclopaedic"], ["abcdefghijk", "abcdefghij"]):  # a later batch too
+        table = WordTable(analyzer, GrowingVocabulary())
+        table.count([known])
+        with pytest.raises(TokenClash):
+            table.count([new])
     vocabulary = GrowingVocabulary()
     vectorize = Vectorizer(analyzer, vocabulary)
     rows = [row for texts in mail_and_news[:2] for row in as_dicts(vectorize(texts), vocabulary)]
