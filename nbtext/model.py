@@ -156,6 +156,17 @@ class Model:
             matrix = count_features(features, self.vocabulary)
         return self._weighed(matrix)
 
+    def restrict(self, matrix: CountMatrix) -> CountMatrix:
+        """Documents counted over every term of ``self.counts`` (``count_features`` against
+        those terms) -> this model's columns, weighted: what ``vectorize_features`` gives for
+        them, with no string looked up, so that one count serves every setting a search tries."""
+        column = np.full(len(self.counts.terms), -1, dtype=np.int64)
+        column[self._kept] = np.arange(len(self._kept))
+        columns = column[matrix.indices]
+        kept = columns >= 0
+        indptr = np.concatenate([[0], np.cumsum(kept)])[matrix.indptr]
+        return self._weighed(CountMatrix(indptr, columns[kept], matrix.data[kept], len(self._kept)))
+
     def _weighed(self, matrix: CountMatrix) -> CountMatrix:
         if not self._weigh:
             return matrix

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .analysis import Analyzer
-from .counting import ClassCounts, FrozenCounts
+from .counting import ClassCounts, FrozenCounts, count_features
 from .errors import DataError
 from .metrics import evaluate
 from .model import Model
@@ -156,13 +156,15 @@ def cross_validate(
         for f in range(k):
             frozen = by_fold.without(f)
             test_idx = np.flatnonzero(folds == f)
-            test_features = [features[i] for i in test_idx]
             test_labels = [labels[i] for i in test_idx]
+            # The test documents counted once over the fold's terms; each setting takes its columns.
+            test_counts = count_features([features[i] for i in test_idx], dict(zip(frozen.terms, itertools.count())),
+                                         n_known=len(frozen.terms))
             for trial in group:
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                 model = Model(analyzer, frozen, settings)
-                log_proba = model.core.predict_log_proba(model.vectorize_features(test_features))
+                log_proba = model.core.predict_log_proba(model.restrict(test_counts))
                 trial.reports.append(evaluate(test_labels, log_proba, model.classes))
                 trial.seconds += time.perf_counter() - started
                 if progress is not None:

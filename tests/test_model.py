@@ -183,3 +183,28 @@ def test_short_documents_use_the_sorted_lookup_with_the_same_answer(model, test_
     assert fresh._vocabulary is None  # answered by binary search, the dict was never built
     np.testing.assert_array_equal(one, model.predict_log_proba(test_texts[:1]))
     np.testing.assert_array_equal(fresh.predict_log_proba(test_texts), model.predict_log_proba(test_texts))
+
+
+@pytest.mark.parametrize("settings", [
+    {}, {"min_df": 3, "idf": False}, {"variant": "multinomial", "max_features": 2000},
+    {"variant": "bernoulli", "max_df": 0.5},
+])
+def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(settings):
+    """What cross-validation does for every setting it scores: count the test documents once
+    over all the fold's terms, then take each model's columns, weighted as the model weighs."""
+    from nbtext.analysis import Analyzer
+    from nbtext.counting import count_features
+
+    from .conftest import corpus_path
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    training, test = docs[:3000], [d.text for d in docs[3000:]]
+    trained = train(training, analyzer=Analyzer(ngram_range=(1, 2)), settings=settings)
+    assert len(trained.terms) < len(trained.counts.terms)  # pruning dropped terms
+    features = [trained.analyzer(t) for t in test]
+    everything = count_features(features, dict(zip(trained.counts.terms, range(len(trained.counts.terms)))),
+                                n_known=len(trained.counts.terms))
+    restricted, expected = trained.restrict(everything), trained.vectorize_features(features)
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(restricted, name), getattr(expected, name))
+    assert restricted.n_features == expected.n_features == len(trained.terms)
