@@ -276,16 +276,18 @@ class ClassCounts:
             setattr(self, name, grown)
         self._class_docs = np.concatenate([self._class_docs, np.zeros(shape[0] - have_c)])
 
-    def finalized(self) -> FrozenCounts:
-        """The counts so far, stored sparsely, with terms and classes in sorted order."""
+    def finalized(self, *, sort: bool = True) -> FrozenCounts:
+        """The counts so far, stored sparsely, with terms and classes in sorted order (or in
+        order of first sight without ``sort``: for counts that will only be merged)."""
         n_classes, n_terms = len(self.label_ids), len(self.vocabulary)
         doc_freq = self._doc_freq[:n_classes, :n_terms]
         classes, terms = np.nonzero(doc_freq)
         values = {"term_counts": self._term_counts[classes, terms], "doc_freq": doc_freq[classes, terms]}
         if self.weighted:
             values["weighted"] = self._weighted[classes, terms]
-        return FrozenCounts(list(self.vocabulary), self.classes, classes, terms, values,
-                            self._class_docs[:n_classes].copy(), self.tf, self.doc_norm).sorted()
+        counts = FrozenCounts(list(self.vocabulary), self.classes, classes, terms, values,
+                              self._class_docs[:n_classes].copy(), self.tf, self.doc_norm)
+        return counts.sorted() if sort else counts
 
 
 @dataclass(frozen=True)

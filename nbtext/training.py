@@ -35,13 +35,14 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
 
 
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                  doc_norm: str | None) -> FrozenCounts:
-    """The counts of ``batches`` of (texts, labels), in this process."""
+                  doc_norm: str | None, sort: bool = True) -> FrozenCounts:
+    """The counts of ``batches`` of (texts, labels), in this process (see ``ClassCounts.finalized``
+    for ``sort``)."""
     counts = ClassCounts(tf=tf, doc_norm=doc_norm)
     vectorize = Vectorizer(analyzer, counts.vocabulary)
     for texts, labels in batches:
         counts.add_counts(vectorize(texts), labels)
-    return counts.finalized()
+    return counts.finalized(sort=sort)
 
 
 def _labelled_batches(documents: Iterable[Document]) -> Iterator[tuple[list[str], list[str]]]:
