@@ -230,7 +230,8 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
 
 def _token_spans(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and length of every run of two or more word bytes."""
-    # Word and non-word bytes alternate, and the padding ends every run.
+    # The changes between word and non-word bytes alternate: a run's start, its end (the
+    # padding ends the last run).
     edges = np.flatnonzero(np.diff(_WORD_BYTE[buffer], prepend=False))
     starts, ends = edges[0::2], edges[1::2]
     lengths = ends - starts
