@@ -396,14 +396,16 @@ class FrozenCounts:
         every fold's training counts from them this way, with no string work.
         """
         keep = class_map[self.class_index] >= 0
-        present = np.unique(self.term_index[keep])
-        term_map = np.full(len(self.terms), -1, dtype=np.int64)
-        term_map[present] = np.arange(len(present))
+        in_use = np.zeros(len(self.terms), dtype=bool)
+        in_use[self.term_index[keep]] = True
+        present = np.flatnonzero(in_use)
+        term_map = np.cumsum(in_use) - 1
         class_docs = np.zeros(len(classes))
         counted = class_map >= 0
         np.add.at(class_docs, class_map[counted], self.class_docs[counted])
         values = {name: v[keep] for name, v in self.values.items()}
-        return _combine([self.terms[i] for i in present], classes,
+        terms = list(self.terms) if in_use.all() else list(map(self.terms.__getitem__, present.tolist()))
+        return _combine(terms, classes,
                         [(term_map[self.term_index[keep]], class_map[self.class_index[keep]], values)],
                         class_docs, None, self.tf, self.doc_norm)
 

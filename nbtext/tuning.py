@@ -24,7 +24,8 @@ from .errors import DataError
 from .metrics import evaluate
 from .model import Model
 from .readers import Document
-from .training import train
+from .training import BATCH_SIZE, train
+from .vectorizing import Vectorizer, supports
 
 #: Settings fixed when documents are counted; the rest are applied when a model is built.
 COUNTING_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tf", "doc_norm")
@@ -206,11 +207,18 @@ class FoldCounts:
         return self.joint.regrouped(np.where(kept, position[self.label], -1), [self.classes[i] for i in present])
 
 
-def counts_by_fold(features: Sequence[Sequence[str]], labels: Sequence[str], fold_of: np.ndarray, *, tf: str,
-                   doc_norm: str | None) -> FoldCounts:
-    """The analyzed documents (``features``) counted once, by their fold and label."""
+def counts_by_fold(documents: Sequence[Any], labels: Sequence[str], fold_of: np.ndarray, *, tf: str,
+                   doc_norm: str | None, analyzer: Analyzer | None = None) -> FoldCounts:
+    """The documents counted once, by their fold and label: texts that ``analyzer`` turns into
+    features (by ``vectorizing`` where it can), or without one, features already made."""
     joint = ClassCounts(tf=tf, doc_norm=doc_norm)
-    joint.add(features, [f"{f}\t{label}" for f, label in zip(fold_of, labels)])
+    names = [f"{f}\t{label}" for f, label in zip(fold_of, labels)]
+    if analyzer is None:
+        joint.add(documents, names)
+    else:
+        vectorize = Vectorizer(analyzer, joint.vocabulary)
+        for start in range(0, len(documents), BATCH_SIZE):
+            joint.add_counts(vectorize(documents[start:start + BATCH_SIZE]), names[start:start + BATCH_SIZE])
     counts = joint.finalized()
     fold_label = [name.split("\t", 1) for name in counts.classes]
     classes = sorted({label for _, label in fold_label})
@@ -227,13 +235,21 @@ def out_of_fold(documents: Sequence[Document], labels: Sequence[str], analyzer: 
     have a document in every fold's training part (``labelled_for_folds`` checks it).
     """
     fold_of = stratified_folds(labels, folds, seed)
-    features = [analyzer(doc.text) for doc in documents]
-    by_fold = counts_by_fold(features, labels, fold_of, tf=tf, doc_norm=doc_norm)
+    texts = [doc.text for doc in documents]
+    if supports(analyzer):  # counted straight from the text, training and held-out parts alike
+        by_fold = counts_by_fold(texts, labels, fold_of, tf=tf, doc_norm=doc_norm, analyzer=analyzer)
+    else:  # analyzed once, for both
+        features = [analyzer(text) for text in texts]
+        by_fold = counts_by_fold(features, labels, fold_of, tf=tf, doc_norm=doc_norm)
     log_proba = np.empty((len(documents), len(by_fold.classes)))
     for f in range(folds):
         members = np.flatnonzero(fold_of == f)
         held = Model(analyzer, by_fold.without(f), settings)
-        log_proba[members] = held.core.predict_log_proba(held.vectorize_features([features[i] for i in members]))
+        if supports(analyzer):
+            held_out = held.vectorize([texts[i] for i in members])
+        else:
+            held_out = held.vectorize_features([features[i] for i in members])
+        log_proba[members] = held.core.predict_log_proba(held_out)
     return by_fold.without(-1), log_proba
 
 

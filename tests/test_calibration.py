@@ -87,3 +87,25 @@ def test_calibrate_keeps_predictions_and_improves_held_out_probabilities(sms, tm
     assert f"top-class calibration, ECE {reports['calibrated']['ece']:.4f}" in table
     refused = run(["train", sms / "train.tsv", "-o", tmp_path / "x", "--calibrate", "--test-split", "0.2"], expect=2)
     assert "--calibrate trains a new plain model" in refused.stderr
+
+
+def test_out_of_fold_from_the_text_equals_the_string_path(sms):
+    """Held-out scores (what --calibrate and spam filters fit on) counted from the text by the
+    numpy path equal those of analyzed features looked up as strings, count for count."""
+    from nbtext.analysis import Analyzer
+    from nbtext.readers import LabelledCorpus
+    from nbtext.tuning import counts_by_fold, out_of_fold, stratified_folds
+
+    docs = list(LabelledCorpus([str(sms / "train.tsv")]))
+    labels = [d.label for d in docs]
+    analyzer = Analyzer(ngram_range=(1, 2))
+    total, log_proba = out_of_fold(docs, labels, analyzer, tf="log", doc_norm="l2", settings=None, folds=5, seed=0)
+    features = [analyzer(d.text) for d in docs]
+    fold_of = stratified_folds(labels, 5, 0)
+    by_fold = counts_by_fold(features, labels, fold_of, tf="log", doc_norm="l2")
+    assert_same_counts(total.to_dict(), by_fold.without(-1).to_dict())
+    for f in range(5):
+        members = np.flatnonzero(fold_of == f)
+        held = Model(analyzer, by_fold.without(f))
+        expected = held.core.predict_log_proba(held.vectorize_features([features[i] for i in members]))
+        np.testing.assert_array_equal(log_proba[members], expected)
