@@ -350,11 +350,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     """
     from . import render, training
     from .model import Model
-    from .parallel import default_jobs, warm_up
+    from .parallel import default_jobs
 
     jobs = jobs or default_jobs()
-    if jobs > 1 and dask_address is None:
-        warm_up()  # the workers' fork server starts while the documents are listed and read
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
     base = None

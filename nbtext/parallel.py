@@ -99,22 +99,12 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
         _stop(tasks, workers)
 
 
-def warm_up() -> multiprocessing.context.BaseContext:
-    """The context workers start from; the fork server, where there is one, starts now in the
-    background and imports nbtext there (about 0.2 s) while this process reads documents."""
+def _start(work: Callable[[Iterator[Any]], Iterable[Any]], jobs: int, role: str) -> tuple[Any, Any, list]:
+    """Task and result queues, and ``jobs`` started workers serving ``work`` (see ``_serve``)."""
     context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
                                           else "spawn")
     if context.get_start_method() == "forkserver":
         context.set_forkserver_preload([__name__])
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
-    return context
-
-
-def _start(work: Callable[[Iterator[Any]], Iterable[Any]], jobs: int, role: str) -> tuple[Any, Any, list]:
-    """Task and result queues, and ``jobs`` started workers serving ``work`` (see ``_serve``)."""
-    context = warm_up()
     tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)
     results = context.Queue()
     workers = [context.Process(target=_serve, args=(tasks, results, work), daemon=True, name=f"nbtext-{role}-{i}")
