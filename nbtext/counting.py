@@ -196,12 +196,21 @@ def count_matrix(rows: np.ndarray, ids: np.ndarray, n_docs: int, n_columns: int)
     width = max(n_columns, 1)
     keys = rows * width + ids
     keys.sort()
-    new = np.ones(len(keys), dtype=bool)
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    firsts = np.flatnonzero(new)
+    firsts = np.flatnonzero(run_starts(keys))
     counts = np.diff(firsts, append=len(keys)).astype(np.float64)
     keys = keys[firsts]
     return CountMatrix(_indptr(keys // width, n_docs), keys % width, counts, n_columns)
+
+
+def run_starts(ordered: np.ndarray) -> np.ndarray:
+    """A mask of where each run of equal values in the sorted ``ordered`` begins.
+
+    >>> run_starts(np.array([3, 3, 5, 7, 7])).tolist()
+    [True, False, True, True, False]
+    """
+    starts = np.ones(len(ordered), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return starts
 
 
 class ClassCounts:

@@ -159,8 +159,7 @@ def cross_validate(
             test_idx = np.flatnonzero(folds == f)
             test_labels = [labels[i] for i in test_idx]
             # The test documents counted once over the fold's terms; each setting takes its columns.
-            test_counts = count_features([features[i] for i in test_idx], dict(zip(frozen.terms, itertools.count())),
-                                         n_known=len(frozen.terms))
+            test_counts = count_features([features[i] for i in test_idx], dict(zip(frozen.terms, itertools.count())))
             for trial in group:
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}

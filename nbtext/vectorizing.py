@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .analysis import Analyzer, words
-from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix, pack_terms
+from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix, pack_terms, run_starts
 
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
 #: the tokens of a non-ASCII document reach the buffer, each already a whole word.
@@ -72,14 +72,12 @@ class WordTable:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
         self.strings: list[str] = []
-        self._keys = np.zeros(0, dtype=np.uint64)  # sorted
-        self._numbers = np.zeros(0, dtype=np.int64)  # token number of each key
+        self._tokens = _SortedMap()  # token key -> token number
         self._unigram = np.zeros(0, dtype=np.int64)  # column of each token number, or -1
         self._dropped = np.zeros(0, dtype=bool)  # stop words, by token number
         self._store = np.zeros(_PAD, dtype=np.uint8)  # the tokens' bytes, NUL after each
         self._store_starts = np.zeros(0, dtype=np.int64)  # where each token number's bytes start
-        self._pair_keys = np.zeros(0, dtype=np.uint64)  # sorted keys of (first << 32 | second)
-        self._pair_columns = np.zeros(0, dtype=np.int64)
+        self._pairs = _SortedMap()  # key of (first << 32 | second) -> column
         self._n_columns = 0
 
     @classmethod
@@ -101,12 +99,12 @@ class WordTable:
         table._unigram[inverse[alone]] = column[alone]
         firsts = np.flatnonzero(followed)
         pairs = inverse[firsts].astype(np.uint64) << np.uint64(32) | inverse[firsts + 1].astype(np.uint64)
-        table._add_pairs(_mix(pairs), column[firsts])
+        table._pairs.add(_mix(pairs), column[firsts])
         if analyzer.stop_words:  # never among the terms, but they must still be dropped
             words = sorted(analyzer.stop_words)
             buffer, starts, lengths = _buffer_of_tokens(words)
             keys = _keys(buffer, starts, lengths)
-            if (_sorted_lookup(table._keys, table._numbers, keys) >= 0).any() or len(np.unique(keys)) < len(keys):
+            if (table._tokens.get(keys) >= 0).any() or len(np.unique(keys)) < len(keys):
                 raise TokenClash
             table._add_tokens(keys, buffer, starts, lengths)
         table._n_columns = len(terms)
@@ -141,7 +139,7 @@ class WordTable:
 
     def _token_numbers(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         unique, first, inverse = _distinct(buffer, starts, lengths)
-        numbers = _sorted_lookup(self._keys, self._numbers, unique)
+        numbers = self._tokens.get(unique)
         found_long = np.flatnonzero((numbers >= 0) & (lengths[first] > 8))
         if len(found_long):  # and the token the key stood for before
             at, known = first[found_long], numbers[found_long]
@@ -163,10 +161,7 @@ class WordTable:
         self._store_starts = np.concatenate([self._store_starts, len(self._store) - _PAD + np.cumsum(lengths + 1)
                                              - (lengths + 1)])
         self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
-        order = np.argsort(keys)
-        at = np.searchsorted(self._keys, keys[order])
-        self._keys = np.insert(self._keys, at, keys[order])
-        self._numbers = np.insert(self._numbers, at, numbers[order])
+        self._tokens.add(keys, numbers)
         stop_words = self.analyzer.stop_words
         dropped = np.zeros(len(strings), dtype=bool)
         if stop_words:
@@ -183,7 +178,7 @@ class WordTable:
     def _pair_columns_of(self, pairs: np.ndarray) -> np.ndarray:
         """The column of each bigram, given as ``first << 32 | second`` token numbers."""
         unique, first, inverse = _unique_first(_mix(pairs))
-        columns = _sorted_lookup(self._pair_keys, self._pair_columns, unique)
+        columns = self._pairs.get(unique)
         missing = np.flatnonzero(columns < 0)
         if self.vocabulary is not None and len(missing):
             new_pairs = pairs[first[missing]]
@@ -191,22 +186,30 @@ class WordTable:
             firsts = map(word, (new_pairs >> np.uint64(32)).tolist())
             seconds = map(word, (new_pairs & np.uint64(0xFFFFFFFF)).tolist())
             columns[missing] = self.vocabulary.ids(list(map(" ".join, zip(firsts, seconds))))
-            self._add_pairs(unique[missing], columns[missing])
+            self._pairs.add(unique[missing], columns[missing])
         return columns[inverse]
 
-    def _add_pairs(self, keys: np.ndarray, columns: np.ndarray) -> None:
+
+class _SortedMap:
+    """64-bit keys -> numbers, the keys kept sorted so that a whole array is looked up at once."""
+
+    def __init__(self) -> None:
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.values = np.zeros(0, dtype=np.int64)
+
+    def get(self, wanted: np.ndarray) -> np.ndarray:
+        """The value of each key in ``wanted``, -1 where absent."""
+        if not len(self.keys):
+            return np.full(len(wanted), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        return np.where(self.keys[at] == wanted, self.values[at], -1)
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Take in keys not held yet (distinct), with their values."""
         order = np.argsort(keys)
-        at = np.searchsorted(self._pair_keys, keys[order])
-        self._pair_keys = np.insert(self._pair_keys, at, keys[order])
-        self._pair_columns = np.insert(self._pair_columns, at, columns[order])
-
-
-def _sorted_lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """``values`` at the positions of ``wanted`` in the sorted ``keys``, -1 where absent."""
-    if not len(keys):
-        return np.full(len(wanted), -1, dtype=np.int64)
-    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return np.where(keys[at] == wanted, values[at], -1)
+        at = np.searchsorted(self.keys, keys[order])
+        self.keys = np.insert(self.keys, at, keys[order])
+        self.values = np.insert(self.values, at, values[order])
 
 
 def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -306,17 +309,13 @@ def _unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         packed.sort()
         order = (packed & ~_HIGH_40).astype(np.int64)
         ordered = keys[order]
-        new = np.ones(n, dtype=bool)
-        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        new_bucket = np.ones(n, dtype=bool)
-        np.not_equal(packed[1:] >> _POSITION_BITS, packed[:-1] >> _POSITION_BITS, out=new_bucket[1:])
-        if not np.array_equal(new, new_bucket):
+        new = run_starts(ordered)
+        if not np.array_equal(new, run_starts(packed >> _POSITION_BITS)):
             order = None
     if order is None:
         order = np.argsort(keys)
         ordered = keys[order]
-        new = np.ones(n, dtype=bool)
-        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        new = run_starts(ordered)
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     return ordered[new], order[new], inverse
