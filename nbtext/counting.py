@@ -61,11 +61,23 @@ class CountMatrix:
         return CountMatrix(self.indptr, self.indices, (self.data > threshold).astype(np.float64), self.n_features)
 
     def dot(self, weights: np.ndarray) -> np.ndarray:
-        """``self @ weights.T`` for a dense (k, n_features) ``weights``: one column per row of it."""
-        rows = self.row_ids()
-        out = np.empty((self.shape[0], weights.shape[0]))
-        for k, row in enumerate(weights):
-            out[:, k] = np.bincount(rows, weights=self.data * row[self.indices], minlength=self.shape[0])
+        """``self @ weights.T`` for a dense (k, n_features) ``weights``: one column per row of it.
+
+        Each stored value picks up its feature's k weights as one row, and a document's rows
+        are summed (``np.add.reduceat``), a few thousand values at a time so that the picked
+        rows stay in the CPU cache: one pass over the values instead of k.
+        """
+        by_feature = np.ascontiguousarray(weights.T)
+        out = np.zeros((self.shape[0], weights.shape[0]))
+        rows = np.flatnonzero(np.diff(self.indptr))
+        starts = self.indptr[rows]
+        # Blocks begin at the rows holding every DOT_BLOCK-th value.
+        cuts = np.unique(np.searchsorted(starts, np.arange(0, self.indptr[-1], DOT_BLOCK), side="right") - 1)
+        for first, stop in zip(cuts, [*cuts[1:], len(rows)]):
+            low, high = starts[first], self.indptr[rows[stop - 1] + 1]
+            picked = by_feature[self.indices[low:high]]
+            picked *= self.data[low:high, None]
+            out[rows[first:stop]] = np.add.reduceat(picked, starts[first:stop] - low, axis=0)
         return out
 
     def column_sums_by(self, groups: np.ndarray, n_groups: int, row_weights: np.ndarray) -> np.ndarray:
@@ -81,6 +93,10 @@ class CountMatrix:
         from scipy.sparse import csr_matrix
 
         return csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+
+#: Stored values per block of ``CountMatrix.dot``: its picked weights stay within a CPU cache.
+DOT_BLOCK = 8192
 
 
 def _indptr(rows: np.ndarray, n_rows: int) -> np.ndarray:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
+from nbtext import counting
 from nbtext.analysis import Analyzer, load_stop_words
 from nbtext.counting import ClassCounts, CountMatrix, GrowingVocabulary, count_features
 from nbtext.errors import DataError
@@ -122,6 +123,21 @@ def test_count_matrix_accepts_dense_and_sparse():
     np.testing.assert_allclose(CountMatrix.coerce(dense).dot(weights), dense @ weights.T)
     with pytest.raises(TypeError, match="got a string"):
         CountMatrix.coerce("text")
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.lists(st.tuples(st.integers(0, 6), st.integers(1, 5)), max_size=8), max_size=30),
+       block=st.integers(1, 12), k=st.integers(1, 4))
+def test_dot_equals_dense_product_across_blocks_and_empty_rows(rows, block, k):
+    dense = np.zeros((len(rows), 7))
+    for i, entries in enumerate(rows):
+        for column, count in entries:
+            dense[i, column] = count
+    weights = np.random.default_rng(len(rows)).normal(size=(k, 7))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(counting, "DOT_BLOCK", block)  # blocks of a few values: many block edges
+        product = CountMatrix.coerce(dense).dot(weights)
+    np.testing.assert_allclose(product, dense @ weights.T, atol=1e-12)
 
 
 def test_stop_words_from_a_file(tmp_path):
