@@ -40,7 +40,7 @@ REFERENCE = {"20news-bydate": 0.848, "R8": 0.962, "R52": 0.915, "sms-spam": 0.98
 
 TRANSFORMS = [("log", "l2"), ("log", None), ("binary", "l2"), ("binary", None)]
 SETTINGS = [dict(variant=variant, alpha=alpha, idf=idf, min_df=min_df, norm=norm)
-            for variant in ("complement", "multinomial") for alpha in (0.03, 0.1, 0.2, 0.3, 0.5, 1.0)
+            for variant in ("complement", "multinomial") for alpha in (0.03, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
             for idf in (False, True) for min_df in (1, 2)
             for norm in ((False, True) if variant == "complement" else (False,))]
 

@@ -57,7 +57,7 @@ def _labelled_batches(documents: Iterable[Document]) -> Iterator[tuple[list[str]
 
 #: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
 DEFAULT_ANALYZER = Analyzer(ngram_range=(1, 2))
-DEFAULT_TF, DEFAULT_DOC_NORM = "log", "l2"
+DEFAULT_TF, DEFAULT_DOC_NORM = "log", None
 
 
 def train(

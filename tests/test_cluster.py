@@ -15,7 +15,7 @@ import pytest
 
 from nbtext.errors import DataError
 from nbtext.readers import LabelledCorpus
-from nbtext.training import DEFAULT_ANALYZER
+from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF
 
 from .conftest import TICKETS, assert_same_counts, corpus_path, run
 
@@ -95,8 +95,8 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(tmp_path):
                 killed.append(time.monotonic())
 
         with distributed.Client(own.address) as client:
-            model = train_on_cluster(client, LabelledCorpus([str(data)]), analyzer=DEFAULT_ANALYZER, tf="log",
-                                     doc_norm="l2", shard_bytes=256 * 1024, on_shard=kill_one_worker)
+            model = train_on_cluster(client, LabelledCorpus([str(data)]), analyzer=DEFAULT_ANALYZER, tf=DEFAULT_TF,
+                                     doc_norm=DEFAULT_DOC_NORM, shard_bytes=256 * 1024, on_shard=kill_one_worker)
         assert killed and own.workers[0].wait(timeout=30) is not None
         local = train(LabelledCorpus([str(data)]))
         assert model.counts.class_docs.tolist() == [2500, 500]

@@ -186,8 +186,8 @@ def test_short_documents_use_the_sorted_lookup_with_the_same_answer(model, test_
 
 
 @pytest.mark.parametrize("settings", [
-    {}, {"min_df": 3, "idf": False}, {"variant": "multinomial", "max_features": 2000},
-    {"variant": "bernoulli", "max_df": 0.5},
+    {"min_df": 2}, {"min_df": 3, "idf": True}, {"variant": "multinomial", "max_features": 2000},
+    {"variant": "bernoulli", "min_df": 2, "max_df": 0.5},
 ])
 def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(settings):
     """What cross-validation does for every setting it scores: count the test documents once

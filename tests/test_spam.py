@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from nbtext.readers import LabelledCorpus
 from nbtext.spam import choose_cutoffs, fit_platt, spam_log_odds, train_filter
-from nbtext.training import DEFAULT_ANALYZER, train
+from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
 from .conftest import REPO, assert_same_counts, corpus_path, nbtext_process, run
 
@@ -91,7 +91,7 @@ def test_spam_cutoff_loses_no_more_ham_than_the_target(points, fp_target):
 
 def test_a_filter_model_has_exactly_the_counts_of_a_plain_model():
     docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
-    model, plain = train_filter(docs, analyzer=DEFAULT_ANALYZER, tf="log", doc_norm="l2"), train(docs)
+    model, plain = train_filter(docs, analyzer=DEFAULT_ANALYZER, tf=DEFAULT_TF, doc_norm=DEFAULT_DOC_NORM), train(docs)
     assert_same_counts(model.counts.to_dict(), plain.counts.to_dict())
     measured = model.settings["spam"]["measured"]
     assert measured["ham_false_positive_rate"] <= 0.001 and measured["spam_recall"] > 0.85
