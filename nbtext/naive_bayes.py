@@ -348,15 +348,17 @@ class ComplementNB(NaiveBayes):
         self.norm = norm
 
     def _prepare(self) -> None:
-        self._feature_all = self.feature_count_.sum(axis=0)
-        all_words = self._feature_all.sum() + self.alpha * self.n_features_in_
-        self._log_complement_total = np.log(all_words - self.feature_count_.sum(axis=1))
+        per_class = self.feature_count_.sum(axis=1)
+        all_words = per_class.sum() + self.alpha * self.n_features_in_
+        self._log_complement_total = np.log(all_words - per_class)
         if self.norm:
             self._logged_total = self._column_sums(self._logged)
 
     def _logged(self, columns: Any) -> np.ndarray:
-        """log P(w | not c) for some columns."""
-        complement = self._feature_all[columns] + self.alpha - self.feature_count_[:, columns]
+        """log P(w | not c) for some columns. The columns' totals over the classes come from
+        the same block, so a document's few words never cost a pass over the vocabulary."""
+        counts = self.feature_count_[:, columns]
+        complement = counts.sum(axis=0) + self.alpha - counts
         return np.log(complement) - self._log_complement_total[:, None]
 
     def _log_prob(self, columns: Any) -> np.ndarray:
