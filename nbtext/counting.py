@@ -516,9 +516,11 @@ class ColumnMatrix:
     ndim = 2
     dtype = np.dtype(np.float64)
 
-    def __init__(self, indptr: np.ndarray, rows: np.ndarray, values: np.ndarray, n_rows: int) -> None:
+    def __init__(self, indptr: np.ndarray, rows: np.ndarray, values: np.ndarray, n_rows: int,
+                 row_sums: np.ndarray | None = None) -> None:
         self.indptr, self.rows, self.values = indptr, rows, values
         self.shape = (n_rows, len(indptr) - 1)
+        self._row_sums = row_sums  # kept in the model file: a fresh process need not pass over every entry
 
     def _columns_of_entries(self) -> np.ndarray:
         return np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
@@ -528,7 +530,9 @@ class ColumnMatrix:
             return float(self.values.sum())
         if axis == 0:
             return np.bincount(self._columns_of_entries(), weights=self.values, minlength=self.shape[1])
-        return np.bincount(self.rows, weights=self.values, minlength=self.shape[0])
+        if self._row_sums is None:
+            self._row_sums = np.bincount(self.rows, weights=self.values, minlength=self.shape[0])
+        return self._row_sums.copy()
 
     def __getitem__(self, key: tuple) -> np.ndarray:
         rows, columns = key
@@ -548,11 +552,12 @@ class ColumnMatrix:
         return dense if dtype is None else dense.astype(dtype)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"indptr": self.indptr, "rows": self.rows, "values": self.values, "n_rows": self.shape[0]}
+        return {"indptr": self.indptr, "rows": self.rows, "values": self.values, "n_rows": self.shape[0],
+                "row_sums": self.sum(axis=1)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ColumnMatrix:
-        return cls(data["indptr"], data["rows"], data["values"], data["n_rows"])
+        return cls(data["indptr"], data["rows"], data["values"], data["n_rows"], data.get("row_sums"))
 
 
 class PackedTerms(Sequence):
@@ -562,9 +567,12 @@ class PackedTerms(Sequence):
     so a fresh process does not pay for turning them into strings.
     """
 
-    def __init__(self, blob: np.ndarray, n_terms: int) -> None:
+    def __init__(self, blob: np.ndarray, n_terms: int, ends: np.ndarray | None = None) -> None:
         self.blob, self.n_terms = blob, n_terms
         self._terms: list[str] | None = None
+        if ends is not None and len(ends) != n_terms:
+            raise ValueError(f"{len(ends)} term ends stored where {n_terms} were expected")
+        self._ends = ends  # where each term ends (see ``ends``), kept in the model file; else found once
 
     def unpacked(self) -> list[str]:
         if self._terms is None:
@@ -579,20 +587,26 @@ class PackedTerms(Sequence):
         (UTF-8 keeps code-point order, so the sorted terms are sorted bytes too)."""
         if self._terms is not None:
             return sorted_position(self._terms, term, default)
-        if not hasattr(self, "_bounds"):
-            breaks = np.flatnonzero(self.blob == 10)
-            self._bounds = (np.concatenate([[0], breaks + 1]), np.concatenate([breaks, [len(self.blob)]]))
-        starts, ends = self._bounds
+        if self._ends is None:
+            self._ends = self.ends()
         key, low, high = term.encode("utf-8"), 0, self.n_terms
         while low < high:
             middle = (low + high) // 2
-            if self.blob[starts[middle]:ends[middle]].tobytes() < key:
+            if self._term_bytes(middle) < key:
                 low = middle + 1
             else:
                 high = middle
-        if low < self.n_terms and self.blob[starts[low]:ends[low]].tobytes() == key:
+        if low < self.n_terms and self._term_bytes(low) == key:
             return low
         return default
+
+    def _term_bytes(self, i: int) -> bytes:
+        start = int(self._ends[i - 1]) + 1 if i else 0
+        return self.blob[start:int(self._ends[i])].tobytes()
+
+    def ends(self) -> np.ndarray:
+        """Where each term's bytes end in the blob (a newline, or the blob's end)."""
+        return np.append(np.flatnonzero(self.blob == 10), len(self.blob)) if self.n_terms else np.zeros(0, np.int64)
 
     def __len__(self) -> int:
         return self.n_terms

@@ -197,6 +197,9 @@ class Model:
     # --- persistence ---------------------------------------------------------------------
 
     def to_payload(self) -> dict[str, Any]:
+        packed = pack_terms(self.terms)
+        packed_ends = PackedTerms(packed, len(self.terms)).ends()
+        packed_ends = packed_ends.astype(np.int32 if len(packed) < 2**31 else np.int64)
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -204,8 +207,9 @@ class Model:
             "analyzer": self.analyzer.to_dict(),
             "settings": dict(self.settings),
             "counts": self.counts.to_dict(),
-            # What pruning kept, so that loading need not unpack every term seen.
-            "kept": {"index": self._kept.astype(np.int64), "terms": pack_terms(self.terms),
+            # What pruning kept, so that loading need not unpack every term seen, with where each
+            # kept term ends, so that looking a word up needs no pass over them all.
+            "kept": {"index": self._kept.astype(np.int64), "terms": packed, "term_ends": packed_ends,
                      "statistic": self._statistic.to_dict(), "idf": self._idf},
             "summary": self.summary,
         }
@@ -252,7 +256,7 @@ class Model:
                 payload["settings"],
                 payload["summary"],
                 kept=kept["index"],
-                terms=PackedTerms(kept["terms"], len(kept["index"])),
+                terms=PackedTerms(kept["terms"], len(kept["index"]), kept.get("term_ends")),
                 statistic=ColumnMatrix.from_dict(kept["statistic"]),
                 idf=kept["idf"],
             )

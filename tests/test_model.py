@@ -185,6 +185,21 @@ def test_short_documents_use_the_sorted_lookup_with_the_same_answer(model, test_
     np.testing.assert_array_equal(fresh.predict_log_proba(test_texts), model.predict_log_proba(test_texts))
 
 
+def test_files_without_stored_term_ends_and_class_totals_still_load(model, test_texts, tmp_path):
+    """Files of earlier versions lack the kept terms' ends and the per-class totals that spare a
+    fresh process a pass over the vocabulary; they are found again, with the same answers."""
+    payload = model.to_payload()
+    stored = payload["kept"]
+    assert len(stored["term_ends"]) == len(model.terms)
+    np.testing.assert_array_equal(stored["statistic"]["row_sums"], model.core.feature_count_.sum(axis=1))
+    del stored["term_ends"], stored["statistic"]["row_sums"]
+    joblib.dump(payload, tmp_path / "old.joblib")
+    old = Model.load(tmp_path / "old.joblib")
+    np.testing.assert_array_equal(old.predict_log_proba(test_texts[:1]), model.predict_log_proba(test_texts[:1]))
+    np.testing.assert_array_equal(old.predict_log_proba(test_texts), model.predict_log_proba(test_texts))
+    assert [old.terms.index_of(t) for t in ("refund", "zzz-not-a-term")] == [model.terms.index("refund"), -1]
+
+
 @pytest.mark.parametrize("settings", [
     {"min_df": 2}, {"min_df": 3, "idf": True}, {"variant": "multinomial", "max_features": 2000},
     {"variant": "bernoulli", "min_df": 2, "max_df": 0.5},
