@@ -142,8 +142,8 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
 
     from .test_training import assert_same_model
 
-    grid = '{"variant": ["complement"], "alpha": [0.2], "ngram_range": [[1, 2]], "tf": ["log"], "doc_norm": [null], ' \
-           '"idf": [false], "min_df": [1]}'
+    grid = '{"variant": ["complement"], "alpha": [0.1], "ngram_range": [[1, 2]], "tf": ["log"], "doc_norm": ["l2"], ' \
+           '"idf": [true], "min_df": [2]}'  # a spam filter's defaults: this mail has a spam class
     run(["tune", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "tuned", "--grid", grid])
     run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "trained"])
     tuned, trained = Model.load(tmp_path / "tuned"), Model.load(tmp_path / "trained")

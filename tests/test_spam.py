@@ -48,6 +48,22 @@ def filter_model(mail_root):
     return model
 
 
+def test_a_filter_takes_the_filter_defaults_unless_told_otherwise(filter_model, mail_root, tmp_path):
+    """Mail with a spam class trains with the transforms measured best for filtering; options
+    the user typed win over them."""
+    from nbtext.model import Model
+
+    model = Model.load(filter_model)
+    assert (model.counts.tf, model.counts.doc_norm) == ("log", "l2")
+    assert {k: model.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.1, "idf": True, "min_df": 2}
+    root, _ = mail_root
+    run(["train", "--input-format", "email", root / "train", "-o", tmp_path / "own", "--doc-norm", "none",
+         "--min-df", "1", "--binary"])
+    own = Model.load(tmp_path / "own")
+    assert (own.counts.tf, own.counts.doc_norm) == ("binary", None)
+    assert {k: own.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.1, "idf": True, "min_df": 1}
+
+
 def _payload_counts(path):
     return joblib.load(path)["counts"]
 
