@@ -129,12 +129,12 @@ class Model:
         return self._weighed(matrix)
 
     def _count_words(self, texts: Sequence[str]) -> CountMatrix | None:
-        """The counts by ``vectorizing.WordTable``, once a stream has read about as many
-        characters as there are terms (building the table costs about what a dict of the
-        terms does); None where the plain path must count."""
+        """The counts by ``vectorizing.WordTable``, once a stream has read a sixteenth as many
+        characters as there are terms (before that, a short document is looked up word by
+        word for less than the table costs to build); None where the plain path must count."""
         if self._word_table is None:
             self._characters_read += sum(map(len, texts))
-            if not self._table_possible or self._characters_read < len(self.terms):
+            if not self._table_possible or self._characters_read < len(self.terms) // 16:
                 return None
             try:
                 self._word_table = WordTable.for_terms(self.analyzer, self.terms)
@@ -149,9 +149,10 @@ class Model:
     def vectorize_features(self, features: Sequence[Sequence[str]]) -> CountMatrix:
         """Documents x vocabulary (transformed) counts of already analyzed documents."""
         self._looked_up += sum(map(len, features))
-        # A binary search per feature beats hashing every term while the features looked up so
-        # far are fewer than terms / 2 (one short document); a stream of batches soon pays for the dict.
-        if self._vocabulary is None and self._looked_up < len(self.terms) // 2:
+        # A binary search per feature (tens of microseconds in Python) beats hashing every term
+        # (a fraction of a microsecond each) while the features looked up so far are fewer than
+        # terms / 64: one short document; a stream of batches soon pays for the dict.
+        if self._vocabulary is None and self._looked_up < len(self.terms) // 64:
             matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
         else:
             matrix = count_features(features, self.vocabulary)
