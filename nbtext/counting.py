@@ -291,8 +291,11 @@ class ClassCounts:
         have_c, have_t = self._term_counts.shape
         if n_classes <= have_c and n_terms <= have_t:
             return
-        # Grow only the dimension that needs it, terms geometrically (the vocabulary keeps growing).
-        shape = (max(n_classes, have_c), have_t if n_terms <= have_t else max(n_terms, 2 * have_t, 1024))
+        # Grow only the dimension that needs it, geometrically: a folder per class brings a new
+        # class with nearly every batch, and each growth copies every matrix. Rows of classes
+        # not seen yet are zero pages the system has not handed out, so they cost no memory.
+        shape = (have_c if n_classes <= have_c else max(n_classes, 2 * have_c, 8),
+                 have_t if n_terms <= have_t else max(n_terms, 2 * have_t, 1024))
         for name in self._MATRICES:
             if name == "_weighted" and not self.weighted:
                 continue
