@@ -400,14 +400,15 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             model = training.update(base, documents, settings=settings, jobs=jobs)
             model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
         elif as_filter:
-            from .spam import FILTER_SETTINGS, FILTER_WEIGHTING, train_filter
+            from .spam import train_filter
 
-            typed = given | ({"tf"} if "binary" in given else set())  # what the user chose stays
-            weighting.update({k: v for k, v in FILTER_WEIGHTING.items() if k not in typed})
-            settings.update({k: v for k, v in FILTER_SETTINGS.items() if k not in typed})
-            model = train_filter(documents, analyzer=analyzer, settings=settings, summary=summary, label=spam_label,
-                                 seed=seed, fp_target=fp_target, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
-                                 **weighting)
+            # A filter has defaults of its own: only what the user typed is passed on.
+            typed = given | ({"tf"} if "binary" in given else set())
+            model = train_filter(documents, analyzer=analyzer,
+                                 settings={k: v for k, v in settings.items() if k in typed},
+                                 summary=summary, label=spam_label, seed=seed, fp_target=fp_target,
+                                 spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
+                                 **{k: v for k, v in weighting.items() if k in typed})
         elif calibrate:
             from .calibration import train_calibrated
 

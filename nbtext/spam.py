@@ -35,7 +35,7 @@ from .readers import Document
 DEFAULT_FP_TARGET = 0.001
 DEFAULT_HAM_CUTOFF = 0.5
 DEFAULT_FOLDS = 5
-#: A filter's transforms and settings where the user gave none. A filter is judged by how
+#: A filter's transforms and settings where the caller gave none. A filter is judged by how
 #: much spam it catches at a tiny false-positive rate, not by accuracy; there, unit length and
 #: IDF over terms seen twice catch more spam for fewer lost messages than the plain-text
 #: defaults (README, "Side by side with bogofilter": benchmarks/spam.py under both).
@@ -177,8 +177,8 @@ def train_filter(
     documents: Iterable[Document],
     *,
     analyzer: Analyzer,
-    tf: str,
-    doc_norm: str | None,
+    tf: str = FILTER_WEIGHTING["tf"],
+    doc_norm: str | None = FILTER_WEIGHTING["doc_norm"],
     settings: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
     label: str = "spam",
@@ -192,12 +192,14 @@ def train_filter(
 
     Equals ``training.train`` on the same documents, plus the spam settings: calibration and
     cut-offs measured by stratified ``folds``-fold cross-validation; ``spam_cutoff`` and
-    ``ham_cutoff`` override the measured ones.
+    ``ham_cutoff`` override the measured ones. ``tf``, ``doc_norm`` and any setting not given
+    take a filter's defaults (``FILTER_WEIGHTING``, ``FILTER_SETTINGS``).
     """
     from .training import _summarize
     from .tuning import labelled_for_folds, out_of_fold
 
     started = time.perf_counter()
+    settings = {**FILTER_SETTINGS, **(settings or {})}
     documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
     if label not in classes:
         raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes)}")
@@ -216,7 +218,7 @@ def train_filter(
         "spam_recall": float(np.mean(verdicts[is_spam] == EXIT_SPAM)),
         "unsure_share": float(np.mean(verdicts == EXIT_UNSURE)),
     })
-    model = Model(analyzer, total, {**(settings or {}), "spam": spam_filter.to_dict()}, summary)
+    model = Model(analyzer, total, {**settings, "spam": spam_filter.to_dict()}, summary)
     return _summarize(model, started)
 
 
