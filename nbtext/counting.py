@@ -218,6 +218,18 @@ def count_matrix(rows: np.ndarray, ids: np.ndarray, n_docs: int, n_columns: int)
     return CountMatrix(_indptr(keys // width, n_docs), keys % width, counts, n_columns)
 
 
+def used_columns(indices: np.ndarray, n_columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns among ``indices`` (sorted), and each index as a position among them:
+    ``np.unique(indices, return_inverse=True)`` by a mask over the columns, with no sort.
+
+    >>> [a.tolist() for a in used_columns(np.array([5, 2, 5, 7]), 8)]
+    [[2, 5, 7], [1, 0, 1, 2]]
+    """
+    in_use = np.zeros(n_columns, dtype=bool)
+    in_use[indices] = True
+    return np.flatnonzero(in_use), (np.cumsum(in_use) - 1)[indices]
+
+
 def run_starts(ordered: np.ndarray) -> np.ndarray:
     """A mask of where each run of equal values in the sorted ``ordered`` begins.
 
@@ -424,17 +436,15 @@ class FrozenCounts:
         every fold's training counts from them this way, with no string work.
         """
         keep = class_map[self.class_index] >= 0
-        in_use = np.zeros(len(self.terms), dtype=bool)
-        in_use[self.term_index[keep]] = True
-        present = np.flatnonzero(in_use)
-        term_map = np.cumsum(in_use) - 1
+        present, renumbered = used_columns(self.term_index[keep], len(self.terms))
         class_docs = np.zeros(len(classes))
         counted = class_map >= 0
         np.add.at(class_docs, class_map[counted], self.class_docs[counted])
         values = {name: v[keep] for name, v in self.values.items()}
-        terms = list(self.terms) if in_use.all() else list(map(self.terms.__getitem__, present.tolist()))
+        every_term = len(present) == len(self.terms)
+        terms = list(self.terms) if every_term else list(map(self.terms.__getitem__, present.tolist()))
         return _combine(terms, classes,
-                        [(term_map[self.term_index[keep]], class_map[self.class_index[keep]], values)],
+                        [(renumbered, class_map[self.class_index[keep]], values)],
                         class_docs, None, self.tf, self.doc_norm)
 
     def subtract(self, other: FrozenCounts) -> FrozenCounts:

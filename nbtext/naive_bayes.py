@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .counting import ColumnMatrix, CountMatrix
+from .counting import ColumnMatrix, CountMatrix, used_columns
 from .errors import NotFittedError
 
 
@@ -196,11 +196,8 @@ class NaiveBayes:
         self._check_n_features(X)
         X = self._statistic(X)
         # Only the columns that occur: weights are computed for those alone.
-        present = np.zeros(X.shape[1], dtype=bool)
-        present[X.indices] = True
-        columns = np.flatnonzero(present)
-        renumbered = np.cumsum(present) - 1
-        used = CountMatrix(X.indptr, renumbered[X.indices], X.data, len(columns))
+        columns, renumbered = used_columns(X.indices, X.shape[1])
+        used = CountMatrix(X.indptr, renumbered, X.data, len(columns))
         return used.dot(self._jll_weights(columns)) + self._jll_bias()
 
     # --- checks --------------------------------------------------------------------------
