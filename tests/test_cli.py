@@ -72,6 +72,12 @@ def test_predict_jsonl(tickets_model):
     assert result.stderr == "read 2 documents\n1 empty (kept: they still count for the class priors)\n"
 
 
+def test_read_report_counts_in_words(tickets_model):
+    result = run(["predict", tickets_model], input=b"caf\xe9 ordered twice\n")
+    assert result.stdout == "billing\n"
+    assert result.stderr == "read 1 document\n1 decoded with replacement (bytes not valid utf-8)\n"
+
+
 def test_inspect_top_words(tickets_model):
     tsv = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "tsv", "--class", "shipping"]).stdout
     rows = [line.split("\t") for line in tsv.splitlines()]

@@ -66,11 +66,12 @@ class ReadReport:
 
     def lines(self, *, verbose: bool = False, encoding: str = "utf-8") -> list[str]:
         """Human-readable account, one line per fact; ``verbose`` also names each entry."""
-        out = [f"read {self.documents:,} documents"]
+        out = [f"read {self.documents:,} {_plural(self.documents, 'document')}"]
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
             (self.empty, "empty (kept: they still count for the class priors)"),
-            (self.malformed, "messages with malformed MIME (read as well as they could be)"),
+            (self.malformed, f"{_plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
+                             "could be)"),
         ]
         groups += [(sources, f"skipped: {why}") for why, sources in sorted(self.skipped.items())]
         for sources, what in groups:
@@ -79,8 +80,13 @@ class ReadReport:
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
         if self.attachments:
-            out.append(f"{self.attachments:,} mail attachments skipped (not text)")
+            out.append(f"{self.attachments:,} {_plural(self.attachments, 'mail attachment')} skipped (not text)")
         return out
+
+
+def _plural(n: int, noun: str) -> str:
+    """``noun`` as it follows the number ``n``: ``document`` for 1, else ``documents``."""
+    return noun if n == 1 else noun + "s"
 
 
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:
