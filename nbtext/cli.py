@@ -641,7 +641,8 @@ def _grid(spec: str) -> dict[str, list[Any]]:
                    "must see the paths. Needs nbtext[dask].")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Score in N processes, for batch jobs: answers still come in input order, but in blocks "
-                   "of about 1,000 documents, so a line that trickles in on stdin waits for its block.")
+                   "of about 1,000 documents, so a line that trickles in on stdin waits for its block. With 1, "
+                   "a large batch is still scored on every core, by threads.")
 def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose, text_column, id_column,
             dask_address, jobs) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
@@ -686,7 +687,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             from .parallel import map_in_processes
 
             # Workers load the model themselves: the file is memory-mapped, so they share its pages.
-            load = functools.partial(Model.load, os.path.abspath(model_path))
+            load = functools.partial(_load_one_thread, os.path.abspath(model_path))
             answers = map_in_processes(format_batch, load, _blocks(batches, _BLOCK_DOCUMENTS), jobs)
         else:
             answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
@@ -695,6 +696,15 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
                 out.write(text)
                 out.flush()
     _print_read_report(report, verbose, encoding, always=False)
+
+
+def _load_one_thread(path: str):
+    """The model for a worker process: the processes share the cores, so each scores in one thread."""
+    from .model import Model
+
+    model = Model.load(path)
+    model.threads = 1
+    return model
 
 
 def _trained_format(model) -> str | None:

@@ -12,6 +12,7 @@ filesystem); a worker that cannot read a file fails the run with the path and th
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import time
@@ -178,6 +179,8 @@ def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadR
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
         entries += list_folder(path, report, labelled=False) if os.path.isdir(path) else [(path, None, 0)]
+    model = copy.copy(model)
+    model.threads = 1  # each worker process (or thread) takes a share of the cores already
     shared = client.scatter(model, broadcast=True)
     batches = (entries[i:i + PREDICT_FILES] for i in range(0, len(entries), PREDICT_FILES))
 

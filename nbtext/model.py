@@ -8,6 +8,7 @@ also mergeable with another one.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Sequence
@@ -25,6 +26,9 @@ from .vectorizing import TokenClash, WordTable, supports
 
 FORMAT = "nbtext-model"
 FORMAT_VERSION = 1
+#: Characters of text a scoring thread gets at least: below that, starting it costs more
+#: than it saves.
+THREAD_CHARACTERS = 1 << 16
 
 
 class Model:
@@ -106,6 +110,9 @@ class Model:
         self._word_table: WordTable | None = None
         self._table_possible = supports(analyzer)
         self._characters_read = 0
+        #: Threads that score a large input, its numpy work running side by side (None: one
+        #: per core). Set it to 1 where processes already share the cores.
+        self.threads: int | None = None
 
     @property
     def vocabulary(self) -> dict[str, int]:
@@ -123,15 +130,21 @@ class Model:
         """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of documents, not one string")
-        matrix = self._count_words(texts)
-        if matrix is None:
-            return self.vectorize_features([self.analyzer(text) for text in texts])
-        return self._weighed(matrix)
+        return self._counted(self._table_for(texts), texts)
 
-    def _count_words(self, texts: Sequence[str]) -> CountMatrix | None:
-        """The counts by ``vectorizing.WordTable``, once a stream has read a sixteenth as many
-        characters as there are terms (before that, a short document is looked up word by
-        word for less than the table costs to build); None where the plain path must count."""
+    def _counted(self, table: WordTable | None, texts: Sequence[str]) -> CountMatrix:
+        """``vectorize``, by the word ``table`` where there is one and it can count ``texts``."""
+        if table is not None:
+            try:
+                return self._weighed(table.count(texts))
+            except TokenClash:  # two of the batch's words share a hash: count them the plain way
+                pass
+        return self.vectorize_features([self.analyzer(text) for text in texts])
+
+    def _table_for(self, texts: Sequence[str]) -> WordTable | None:
+        """The word table, built once a stream has read a sixteenth as many characters as there
+        are terms (before that, a short document is looked up word by word for less than the
+        table costs to build)."""
         if self._word_table is None:
             self._characters_read += sum(map(len, texts))
             if not self._table_possible or self._characters_read < len(self.terms) // 16:
@@ -140,11 +153,7 @@ class Model:
                 self._word_table = WordTable.for_terms(self.analyzer, self.terms)
             except TokenClash:  # two of the model's words share a hash: count them the plain way
                 self._table_possible = False
-                return None
-        try:
-            return self._word_table.count(texts)
-        except TokenClash:
-            return None
+        return self._word_table
 
     def vectorize_features(self, features: Sequence[Sequence[str]]) -> CountMatrix:
         """Documents x vocabulary (transformed) counts of already analyzed documents."""
@@ -177,12 +186,48 @@ class Model:
     def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Log-probability of each class (in ``classes`` order) for each text; tempered when
         the model was trained with ``--calibrate``."""
-        log_proba = self.core.predict_log_proba(self.vectorize(texts))
+        if isinstance(texts, str):
+            raise TypeError("texts must be a list of documents, not one string")
+        table = self._table_for(texts)
+        threads, blocks = self._thread_blocks(texts) if table is not None else (1, [texts])
+        score = functools.partial(self._scored, table)
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(threads) as pool:
+                log_proba = np.concatenate(list(pool.map(score, blocks)))
+        else:
+            log_proba = score(texts)
         if self.settings["calibration"]:
             from .calibration import tempered
 
             log_proba = tempered(log_proba, self.settings["calibration"]["temperature"])
         return log_proba
+
+    def _scored(self, table: WordTable | None, texts: Sequence[str]) -> np.ndarray:
+        return self.core.predict_log_proba(self._counted(table, texts))
+
+    def _thread_blocks(self, texts: Sequence[str]) -> tuple[int, list[Sequence[str]]]:
+        """How many threads score ``texts`` (counted by the word table), and the blocks they
+        share: four per thread, of about equal characters (so that no thread waits long for
+        another), each of at least THREAD_CHARACTERS. The table's counting is numpy work on
+        long arrays, which lets other threads run; the plain path would hold the interpreter
+        lock, so it is never split."""
+        if len(texts) < 2 or self.threads == 1:
+            return 1, [texts]
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        if lengths.sum() < 2 * THREAD_CHARACTERS:
+            return 1, [texts]
+        if self.threads is None:
+            from .parallel import default_jobs
+
+            threads = default_jobs()
+        else:
+            threads = self.threads
+        n = int(min(4 * threads, lengths.sum() // THREAD_CHARACTERS))
+        ends = np.cumsum(lengths)
+        cuts = [0, *np.searchsorted(ends, ends[-1] * np.arange(1, n) / n).tolist(), len(texts)]
+        return min(threads, n), [texts[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
 
     def predict(self, texts: Sequence[str]) -> list[str]:
         """The most probable label of each text."""

@@ -83,6 +83,22 @@ def test_model_counts_a_stream_with_the_table_exactly_as_without(mail_and_news):
     assert used >= 2
 
 
+def test_threads_score_a_large_input_exactly_as_one_thread(mail_and_news):
+    """Real mail and news, every batch at once: cut into blocks for two threads, the scores are
+    the one-thread scores bit for bit, in input order; a short input is not cut."""
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    model = train([_doc(t, str(i % 3)) for i, t in enumerate(training)])
+    texts = [t for batch in mail_and_news[::2] for t in batch]
+    model.threads = 2
+    model.predict_log_proba(texts[:50])  # builds the word table
+    threads, blocks = model._thread_blocks(texts)
+    assert threads == 2 and len(blocks) == 8 and [t for block in blocks for t in block] == texts
+    assert model._thread_blocks(texts[:3]) == (1, [texts[:3]])
+    threaded = model.predict_log_proba(texts)
+    model.threads = 1
+    np.testing.assert_array_equal(threaded, model.predict_log_proba(texts))
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     texts=st.lists(
