@@ -35,13 +35,14 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
 
 
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                  doc_norm: str | None, sort: bool = True) -> FrozenCounts:
+                  doc_norm: str | None, sort: bool = True, prefetch: bool = True) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), in this process (see ``ClassCounts.finalized``
-    for ``sort``)."""
+    for ``sort``), with a second thread finding tokens ahead unless not ``prefetch``."""
     counts = ClassCounts(tf=tf, doc_norm=doc_norm)
     vectorize = Vectorizer(analyzer, counts.vocabulary)
-    for texts, labels in batches:
-        counts.add_counts(vectorize(texts), labels)
+    counted = vectorize.counted(batches) if prefetch else ((vectorize(texts), labels) for texts, labels in batches)
+    for matrix, labels in counted:
+        counts.add_counts(matrix, labels)
     return counts.finalized(sort=sort)
 
 

@@ -15,8 +15,11 @@ different tokens share a hash is counted by the plain path too.
 
 from __future__ import annotations
 
+import collections
+import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,6 +35,8 @@ _PAD = 8
 _POSITION_BITS = 24
 _HIGH_40 = np.uint64(2**64 - 2**_POSITION_BITS)
 _NO_TOKEN = -1
+#: Batches whose tokens are found ahead of the one being counted.
+PREFETCH_BATCHES = 2
 
 
 def supports(analyzer: Analyzer) -> bool:
@@ -49,9 +54,35 @@ class Vectorizer:
         self.table = WordTable(analyzer, vocabulary) if supports(analyzer) else None
 
     def __call__(self, texts: Sequence[str]) -> CountMatrix:
-        if self.table is not None:
+        return self._counted(texts, None if self.table is None else functools.partial(self.table.tokens, texts))
+
+    def counted(self, batches: Iterable[tuple[Sequence[str], Sequence[str]]],
+                ) -> Iterator[tuple[CountMatrix, Sequence[str]]]:
+        """(counts, labels) of each batch of (texts, labels), in order, as ``__call__`` counts
+        them. With the word table, a second thread finds the next batches' tokens (numpy work,
+        which lets other threads run) while this one reads documents and numbers tokens."""
+        if self.table is None:
+            yield from ((self(texts), labels) for texts, labels in batches)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        pending: collections.deque = collections.deque()
+        with ThreadPoolExecutor(1) as pool:
+            for texts, labels in batches:
+                pending.append((texts, labels, pool.submit(self.table.tokens, texts)))
+                if len(pending) > PREFETCH_BATCHES:
+                    texts, labels, found = pending.popleft()
+                    yield self._counted(texts, found.result), labels
+            while pending:
+                texts, labels, found = pending.popleft()
+                yield self._counted(texts, found.result), labels
+
+    def _counted(self, texts: Sequence[str], tokens: Callable[[], Tokens] | None) -> CountMatrix:
+        """The counts of ``texts`` from their ``tokens()`` by the table, or by the plain path
+        where there is no table or two of the batch's tokens share a key."""
+        if tokens is not None:
             try:
-                return self.table.count(texts)
+                return self.table.count_tokens(tokens())
             except TokenClash:
                 pass
         return count_features([self.analyzer(text) for text in texts], self.vocabulary)
@@ -112,10 +143,20 @@ class WordTable:
 
     def count(self, texts: Sequence[str]) -> CountMatrix:
         """Documents x columns counts of ``texts``."""
+        return self.count_tokens(self.tokens(texts))
+
+    def tokens(self, texts: Sequence[str]) -> Tokens:
+        """The tokens of ``texts``, found and keyed: the half of ``count`` that reads nothing
+        of this table, so that another thread can do it for the next batch meanwhile."""
         buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
         starts, lengths = _token_spans(buffer)
-        tokens = self._token_numbers(buffer, starts, lengths)
         rows = np.repeat(np.arange(len(texts)), np.diff(np.searchsorted(starts, doc_starts), append=len(starts)))
+        return Tokens(len(texts), buffer, starts, lengths, rows, *_distinct(buffer, starts, lengths))
+
+    def count_tokens(self, found: Tokens) -> CountMatrix:
+        """Documents x columns counts of the texts ``found`` was made from."""
+        tokens = self._token_numbers(found)
+        rows = found.rows
         known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
         dropped = np.zeros(len(tokens), dtype=bool)
         dropped[known] = self._dropped[tokens[known]]
@@ -133,12 +174,12 @@ class WordTable:
         ids, id_rows = np.concatenate(columns), np.concatenate(column_rows)
         counted = ids >= 0
         n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
-        return count_matrix(id_rows[counted], ids[counted], len(texts), n_columns)
+        return count_matrix(id_rows[counted], ids[counted], found.n_texts, n_columns)
 
     # --- tokens ----------------------------------------------------------------------------
 
-    def _token_numbers(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        unique, first, inverse = _distinct(buffer, starts, lengths)
+    def _token_numbers(self, found: Tokens) -> np.ndarray:
+        buffer, starts, lengths, unique, first = found.buffer, found.starts, found.lengths, found.unique, found.first
         numbers = self._tokens.get(unique)
         found_long = np.flatnonzero((numbers >= 0) & (lengths[first] > 8))
         if len(found_long):  # and the token the key stood for before
@@ -150,7 +191,7 @@ class WordTable:
         if self.vocabulary is not None and len(missing):
             at = first[missing]
             numbers[missing] = self._add_tokens(unique[missing], buffer, starts[at], lengths[at])
-        return numbers[inverse]
+        return numbers[found.inverse]
 
     def _add_tokens(self, keys: np.ndarray, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
                     ) -> np.ndarray:
@@ -188,6 +229,21 @@ class WordTable:
             columns[missing] = self.vocabulary.ids(list(map(" ".join, zip(firsts, seconds))))
             self._pairs.add(unique[missing], columns[missing])
         return columns[inverse]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The tokens of a batch of texts: where each is in the buffer, its document, and its key
+    among the batch's distinct keys (see ``_distinct``)."""
+
+    n_texts: int
+    buffer: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+    rows: np.ndarray
+    unique: np.ndarray
+    first: np.ndarray
+    inverse: np.ndarray
 
 
 class _SortedMap:

@@ -149,6 +149,24 @@ def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_n
     vectorize = Vectorizer(analyzer, vocabulary)
     rows = [row for texts in mail_and_news[:2] for row in as_dicts(vectorize(texts), vocabulary)]
     assert rows == expected
+    vocabulary = GrowingVocabulary()
+    batches = ((texts, [i] * len(texts)) for i, texts in enumerate(mail_and_news[:2]))
+    streamed = Vectorizer(analyzer, vocabulary).counted(batches)
+    assert [row for matrix, _ in streamed for row in as_dicts(matrix, vocabulary)] == expected
+
+
+def test_a_stream_of_batches_is_counted_as_batch_by_batch(mail_and_news):
+    """Tokens found ahead by a second thread: the same columns, counts and labels, in order."""
+    analyzer = ANALYZERS["uni+bigrams"]
+    one_by_one = Vectorizer(analyzer, GrowingVocabulary())
+    expected = [(one_by_one(texts), i) for i, texts in enumerate(mail_and_news)]
+    vocabulary = GrowingVocabulary()
+    got = list(Vectorizer(analyzer, vocabulary).counted((texts, i) for i, texts in enumerate(mail_and_news)))
+    assert [labels for _, labels in got] == list(range(len(mail_and_news))) and len(mail_and_news) > 4
+    for (matrix, _), (want, _) in zip(got, expected):
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(matrix, name), getattr(want, name))
+    assert list(vocabulary) == list(one_by_one.vocabulary)
 
 
 def test_a_clash_among_a_models_words_keeps_the_plain_path(monkeypatch):
