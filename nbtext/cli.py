@@ -315,9 +315,9 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
                    "thresholded (of documents given 0.8, about 8 in 10 are right); predictions do not change. "
                    "DATA is held in memory.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
-              help="Count in N processes; the model is the same bit for bit. Default: one per core, or one "
-                   "in all on two cores or fewer, where it is as fast (a second thread finds the tokens). Small "
-                   "data (one batch of 1,000 documents) is counted in this process.")
+              help="Count in N processes (default: one per core); the model is the same bit for bit. With 1, "
+                   "a second thread finds the tokens. Small data (one batch of 1,000 documents) is counted in "
+                   "this process.")
 @spam_options
 @nb_options
 @analyzer_options
@@ -352,9 +352,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     """
     from . import render, training
     from .model import Model
-    from .parallel import counting_jobs
+    from .parallel import default_jobs
 
-    jobs = jobs or counting_jobs()
+    jobs = jobs or default_jobs()
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
     base = None

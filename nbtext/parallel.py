@@ -36,15 +36,6 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def counting_jobs() -> int:
-    """Processes that count by default: one per core, but a single one on two cores or fewer.
-    There, one process whose second thread finds the tokens (``Vectorizer.counted``) measured
-    as fast as two processes (faster on 20news, with no workers to start and no counts to
-    merge), in less memory."""
-    cores = default_jobs()
-    return cores if cores > 2 else 1
-
-
 def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
                        doc_norm: str | None, jobs: int) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes."""
