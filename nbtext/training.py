@@ -37,7 +37,7 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
                   doc_norm: str | None, sort: bool = True, prefetch: bool = True) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), in this process (see ``ClassCounts.finalized``
-    for ``sort``), with a second thread finding tokens ahead unless not ``prefetch``."""
+    for ``sort``); with ``prefetch``, a second thread finds the next batches' tokens meanwhile."""
     counts = ClassCounts(tf=tf, doc_norm=doc_norm)
     vectorize = Vectorizer(analyzer, counts.vocabulary)
     counted = vectorize.counted(batches) if prefetch else ((vectorize(texts), labels) for texts, labels in batches)
