@@ -139,7 +139,7 @@ def _count_batches(batches: Iterator[Any], analyzer: dict[str, Any], tf: str, do
     """Counting work: the counts of every batch taken, sent once at the end (unsorted: the
     merge sorts them). Each process has its core: no second thread finds tokens ahead."""
     return [count_batches(batches, Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm, sort=False,
-                          prefetch=False)]
+                          ahead=False)]
 
 
 def _map_items(items: Iterator[Any], function: Callable[..., Any], setup: Callable[[], Any]) -> Iterator[Any]:

@@ -35,13 +35,12 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
 
 
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                  doc_norm: str | None, sort: bool = True, prefetch: bool = True) -> FrozenCounts:
+                  doc_norm: str | None, sort: bool = True, ahead: bool = True) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), in this process (see ``ClassCounts.finalized``
-    for ``sort``); with ``prefetch``, a second thread finds the next batches' tokens meanwhile."""
+    for ``sort``); with ``ahead``, a second thread finds the next batches' tokens meanwhile."""
     counts = ClassCounts(tf=tf, doc_norm=doc_norm)
     vectorize = Vectorizer(analyzer, counts.vocabulary)
-    counted = vectorize.counted(batches) if prefetch else ((vectorize(texts), labels) for texts, labels in batches)
-    for matrix, labels in counted:
+    for matrix, labels in vectorize.counted(batches, ahead=ahead):
         counts.add_counts(matrix, labels)
     return counts.finalized(sort=sort)
 

@@ -56,12 +56,13 @@ class Vectorizer:
     def __call__(self, texts: Sequence[str]) -> CountMatrix:
         return self._counted(texts, None if self.table is None else functools.partial(self.table.tokens, texts))
 
-    def counted(self, batches: Iterable[tuple[Sequence[str], Sequence[str]]],
+    def counted(self, batches: Iterable[tuple[Sequence[str], Sequence[str]]], *, ahead: bool = True,
                 ) -> Iterator[tuple[CountMatrix, Sequence[str]]]:
         """(counts, labels) of each batch of (texts, labels), in order, as ``__call__`` counts
-        them. With the word table, a second thread finds the next batches' tokens (numpy work,
-        which lets other threads run) while this one reads documents and numbers tokens."""
-        if self.table is None:
+        them. With the word table and ``ahead``, a second thread finds the next batches' tokens
+        (numpy work, which lets other threads run) while this one reads documents and numbers
+        tokens."""
+        if self.table is None or not ahead:
             yield from ((self(texts), labels) for texts, labels in batches)
             return
         from concurrent.futures import ThreadPoolExecutor
