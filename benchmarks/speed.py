@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import corpus_root  # noqa: E402
-from nbtext.parallel import default_jobs  # noqa: E402
+from nbtext.cores import available_cores  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 
 #: nbtext options that give exactly CountVectorizer() + MultinomialNB().
@@ -207,7 +207,7 @@ def main() -> None:
             handle.writelines(texts)
             lines += len(texts)
     rates = {}
-    cores = default_jobs()
+    cores = available_cores()
     for tool, command in ((f"nbtext --jobs {cores}", [py, "-m", "nbtext", "predict", str(ours), "-", "--jobs", str(cores)]),
                           ("nbtext --jobs 1", [py, "-m", "nbtext", "predict", str(ours), "-"]),
                           ("sklearn", [py, "-c", _SKLEARN_STREAM, str(theirs)])):

@@ -352,9 +352,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     """
     from . import render, training
     from .model import Model
-    from .parallel import default_jobs
+    from .cores import available_cores
 
-    jobs = jobs or default_jobs()
+    jobs = jobs or available_cores()
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
     base = None

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import __version__, modelfile
 from .analysis import Analyzer
+from .cores import available_cores
 from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms,
                        sorted_position, weigh_rows)
 from .errors import ModelError
@@ -218,12 +219,7 @@ class Model:
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         if lengths.sum() < 2 * THREAD_CHARACTERS:
             return 1, [texts]
-        if self.threads is None:
-            from .parallel import default_jobs
-
-            threads = default_jobs()
-        else:
-            threads = self.threads
+        threads = available_cores() if self.threads is None else self.threads
         n = int(min(4 * threads, lengths.sum() // THREAD_CHARACTERS))
         ends = np.cumsum(lengths)
         cuts = [0, *np.searchsorted(ends, ends[-1] * np.arange(1, n) / n).tolist(), len(texts)]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
-import os
 import queue
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -27,13 +26,6 @@ from .training import count_batches
 QUEUED_PER_WORKER = 2
 #: Seconds between checks that the workers are still alive while waiting on them.
 POLL_SECONDS = 1.0
-
-
-def default_jobs() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,

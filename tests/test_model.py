@@ -165,10 +165,12 @@ def test_newer_format_asks_to_upgrade(model, tmp_path):
 
 
 def test_loading_does_not_import_scipy_sklearn_or_joblib(model, tmp_path):
+    """Nor does scoring in threads import multiprocessing."""
     model.save(tmp_path / "m.joblib")
     code = (
         "import sys; from nbtext.model import Model; m = Model.load(sys.argv[1]); m.predict(['my parcel']); "
-        "print(sorted(n for n in ('scipy', 'sklearn', 'rich', 'joblib') if n in sys.modules))"
+        "m.predict(['my parcel never arrived'] * 10_000); "
+        "print(sorted(n for n in ('scipy', 'sklearn', 'rich', 'joblib', 'multiprocessing') if n in sys.modules))"
     )
     import subprocess
 
