@@ -188,10 +188,12 @@ ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "lowercase", "stop
 
 
 def _given_options(ctx: click.Context) -> set[str]:
-    """Names of the options the user typed (not left at their defaults)."""
+    """Names of the options the user typed (not left at their defaults); ``--binary`` sets
+    ``tf``, so it counts as that too."""
     from click.core import ParameterSource
 
-    return {name for name in ctx.params if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE}
+    given = {name for name in ctx.params if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE}
+    return given | {"tf"} if "binary" in given else given
 
 
 def _absolute(paths: tuple[str, ...]) -> list[str]:
@@ -404,12 +406,11 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             from .spam import train_filter
 
             # A filter has defaults of its own: only what the user typed is passed on.
-            typed = given | ({"tf"} if "binary" in given else set())
             model = train_filter(documents, analyzer=analyzer,
-                                 settings={k: v for k, v in settings.items() if k in typed},
+                                 settings={k: v for k, v in settings.items() if k in given},
                                  summary=summary, label=spam_label, seed=seed, fp_target=fp_target,
                                  spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
-                                 **{k: v for k, v in weighting.items() if k in typed})
+                                 **{k: v for k, v in weighting.items() if k in given})
         elif calibrate:
             from .calibration import train_calibrated
 
