@@ -6,6 +6,7 @@ and not with the corpus.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,6 +20,7 @@ from .readers import Document
 from .vectorizing import Vectorizer
 
 BATCH_SIZE = 1000
+_Batch = tuple[list[str], list[str]]
 
 
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
@@ -31,7 +33,21 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
         from .parallel import count_in_processes
 
         return count_in_processes(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
-    return count_batches(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm)
+    return count_batches(_read_ahead(itertools.chain(first, batches)), analyzer, tf=tf, doc_norm=doc_norm)
+
+
+def _read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
+    """``batches`` in order, read by a second thread up to ``ahead`` batches before they are
+    asked for, so that reading files overlaps counting. A reader's error is raised here, in
+    place of the batch it was reading."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    stream, end = iter(batches), object()
+    with ThreadPoolExecutor(1) as pool:  # one thread: the reads run one after another, in order
+        pending = collections.deque(pool.submit(next, stream, end) for _ in range(ahead))
+        while (batch := pending.popleft().result()) is not end:
+            pending.append(pool.submit(next, stream, end))
+            yield batch
 
 
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,

@@ -121,6 +121,18 @@ def test_jobs_give_the_same_model_bit_for_bit(corpus, options, tmp_path):
     assert models[1].predict(texts) == models[3].predict(texts)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bad_line_after_many_batches_stops_training_with_its_place(sms_halves, tmp_path, jobs):
+    """Past the first two batches, lines are read ahead in another thread (one process) or
+    handed to workers: a bad line there still stops the run with its file and line, and no
+    model is written."""
+    lines = (sms_halves / "all.tsv").read_bytes().splitlines(keepends=True)
+    (tmp_path / "bad.tsv").write_bytes(b"".join(lines[:3500]) + b"no tab on this line\n" + b"".join(lines[3500:]))
+    failed = run(["train", tmp_path / "bad.tsv", "-o", tmp_path / "m.joblib", "--jobs", jobs], expect=1)
+    assert "bad.tsv:3501:" in failed.stderr
+    assert not (tmp_path / "m.joblib").exists()
+
+
 def test_a_dead_counting_process_is_an_error(sms_halves, tmp_path):
     """A worker that cannot start its work (here: an analyzer it cannot rebuild) fails the run
     with a message, and the parent does not hang."""
