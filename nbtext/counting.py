@@ -258,17 +258,22 @@ class ClassCounts:
     [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0]]
     """
 
-    #: The per-class matrices kept, by attribute name.
-    _MATRICES = ("_term_counts", "_doc_freq", "_weighted")
+    #: Entries are kept sparsely, keyed ``term * CLASS_KEYS + class``: terms major, so that
+    #: sorted keys are in the (term, class) order of FrozenCounts.
+    CLASS_KEYS = 1 << 20
+    #: Batches' entries held apart before they are added to the totals (at least).
+    FOLD_ENTRIES = 1 << 20
 
     def __init__(self, *, tf: str = "raw", doc_norm: str | None = None) -> None:
         weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=tf, doc_norm=doc_norm)  # validates both
         self.tf, self.doc_norm = tf, doc_norm
         self.vocabulary = GrowingVocabulary()
         self.label_ids: dict[str, int] = {}
-        self._term_counts = np.zeros((0, 0))
-        self._doc_freq = np.zeros((0, 0))
-        self._weighted = np.zeros((0, 0))
+        # The sums so far as sorted, distinct keys and their values, and the batches' sums not
+        # yet added to them (each sorted and distinct on its own).
+        self._totals: tuple[np.ndarray, dict[str, np.ndarray]] = (np.zeros(0, dtype=np.int64), {})
+        self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
+        self._pending_entries = 0
         self._class_docs = np.zeros(0)
 
     @property
@@ -290,43 +295,50 @@ class ClassCounts:
             (self.label_ids.setdefault(label, len(self.label_ids)) for label in labels),
             dtype=np.int64, count=matrix.shape[0],
         )
-        self._reserve(len(self.label_ids), len(self.vocabulary))
-        rows = matrix.row_ids()
-        np.add.at(self._term_counts, (y[rows], matrix.indices), matrix.data)
-        np.add.at(self._doc_freq, (y[rows], matrix.indices), 1.0)
+        if len(self.label_ids) > self.CLASS_KEYS:
+            raise DataError(f"more than {self.CLASS_KEYS:,} classes")
+        docs = np.bincount(y, minlength=len(self.label_ids)).astype(float)
+        docs[:len(self._class_docs)] += self._class_docs
+        self._class_docs = docs
+        # The batch's sums over only the terms and classes it has, dense: a bincount, no sort.
+        columns, local_column = used_columns(matrix.indices, len(self.vocabulary))
+        batch_classes, local_class = np.unique(y, return_inverse=True)
+        width = len(batch_classes)
+        cell = local_column * width + local_class[matrix.row_ids()]
+        size = len(columns) * width
+        sums = {"term_counts": np.bincount(cell, weights=matrix.data, minlength=size),
+                "doc_freq": np.bincount(cell, minlength=size).astype(float)}
         if self.weighted:
             weighed = weigh_rows(matrix, tf=self.tf, doc_norm=self.doc_norm)
-            np.add.at(self._weighted, (y[rows], matrix.indices), on_grid(weighed.data))
-        np.add.at(self._class_docs, y, 1.0)
+            sums["weighted"] = np.bincount(cell, weights=on_grid(weighed.data), minlength=size)
+        present = np.flatnonzero(sums["doc_freq"])
+        keys = columns[present // width] * self.CLASS_KEYS + batch_classes[present % width]
+        self._pending.append((keys, {name: values[present] for name, values in sums.items()}))
+        self._pending_entries += len(keys)
+        # Folding the batches in when they outnumber the totals keeps the work of folding in
+        # proportion to the entries added, and memory within about twice the totals.
+        if self._pending_entries > max(len(self._totals[0]), self.FOLD_ENTRIES):
+            self._fold_pending()
 
-    def _reserve(self, n_classes: int, n_terms: int) -> None:
-        have_c, have_t = self._term_counts.shape
-        if n_classes <= have_c and n_terms <= have_t:
-            return
-        # Grow only the dimension that needs it, geometrically: a folder per class brings a new
-        # class with nearly every batch, and each growth copies every matrix. Rows of classes
-        # not seen yet are zero pages the system has not handed out, so they cost no memory.
-        shape = (have_c if n_classes <= have_c else max(n_classes, 2 * have_c, 8),
-                 have_t if n_terms <= have_t else max(n_terms, 2 * have_t, 1024))
-        for name in self._MATRICES:
-            if name == "_weighted" and not self.weighted:
-                continue
-            grown = np.zeros(shape)
-            grown[:have_c, :have_t] = getattr(self, name)
-            setattr(self, name, grown)
-        self._class_docs = np.concatenate([self._class_docs, np.zeros(shape[0] - have_c)])
+    def _fold_pending(self) -> None:
+        parts = ([self._totals] if len(self._totals[0]) else []) + self._pending
+        if parts:
+            keys, where = np.unique(np.concatenate([keys for keys, _ in parts]), return_inverse=True)
+            self._totals = (keys, {name: np.bincount(where, weights=np.concatenate([v[name] for _, v in parts]),
+                                                     minlength=len(keys))
+                                   for name in parts[0][1]})
+        self._pending, self._pending_entries = [], 0
 
     def finalized(self, *, sort: bool = True) -> FrozenCounts:
-        """The counts so far, stored sparsely, with terms and classes in sorted order (or in
-        order of first sight without ``sort``: for counts that will only be merged)."""
-        n_classes, n_terms = len(self.label_ids), len(self.vocabulary)
-        doc_freq = self._doc_freq[:n_classes, :n_terms]
-        classes, terms = np.nonzero(doc_freq)
-        values = {"term_counts": self._term_counts[classes, terms], "doc_freq": doc_freq[classes, terms]}
-        if self.weighted:
-            values["weighted"] = self._weighted[classes, terms]
-        counts = FrozenCounts(list(self.vocabulary), self.classes, classes, terms, values,
-                              self._class_docs[:n_classes].copy(), self.tf, self.doc_norm)
+        """The counts so far, with terms and classes in sorted order (or in order of first
+        sight without ``sort``: for counts that will only be merged)."""
+        self._fold_pending()
+        keys, values = self._totals
+        if not values:  # nothing counted
+            values = {name: np.zeros(0) for name in ("term_counts", "doc_freq")
+                      + (("weighted",) if self.weighted else ())}
+        counts = FrozenCounts(list(self.vocabulary), self.classes, keys % self.CLASS_KEYS, keys // self.CLASS_KEYS,
+                              dict(values), self._class_docs.copy(), self.tf, self.doc_norm)
         return counts.sorted() if sort else counts
 
 

@@ -114,6 +114,25 @@ def test_merged_counts_equal_one_run(docs, cut):
         np.testing.assert_array_equal(getattr(merged, name), getattr(expected, name))
 
 
+@pytest.mark.parametrize("tf, doc_norm", [("raw", None), ("log", "l2")])
+def test_batches_folded_into_the_totals_equal_one_batch(mixed_documents, tf, doc_norm):
+    """Batch sums are held apart and added to the totals now and then; with a tiny threshold
+    that happens after nearly every batch, and the sums are the same, bit for bit."""
+    analyzer = Analyzer(ngram_range=(1, 2))
+    features, labels = [analyzer(d.text) for d in mixed_documents], [d.label for d in mixed_documents]
+    whole, batched = ClassCounts(tf=tf, doc_norm=doc_norm), ClassCounts(tf=tf, doc_norm=doc_norm)
+    batched.FOLD_ENTRIES = 500
+    whole.add(features, labels)
+    for start in range(0, len(features), 97):
+        batched.add(features[start:start + 97], labels[start:start + 97])
+    assert batched._totals[0].size > 0  # folded mid-stream
+    expected, counted = whole.finalized(), batched.finalized()
+    assert counted.terms == expected.terms and counted.classes == expected.classes
+    np.testing.assert_array_equal(counted.class_docs, expected.class_docs)
+    for name in expected.values:
+        np.testing.assert_array_equal(counted.dense(name), expected.dense(name))
+
+
 def test_count_matrix_accepts_dense_and_sparse():
     dense = np.array([[0, 2, 0], [1, 0, 3]])
     for given_matrix in (dense, dense.tolist(), CountMatrix.coerce(dense).to_scipy()):
