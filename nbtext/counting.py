@@ -271,7 +271,8 @@ class ClassCounts:
         self.label_ids: dict[str, int] = {}
         # The sums so far as sorted, distinct keys and their values, and the batches' sums not
         # yet added to them (each sorted and distinct on its own).
-        self._totals: tuple[np.ndarray, dict[str, np.ndarray]] = (np.zeros(0, dtype=np.int64), {})
+        names = ("term_counts", "doc_freq", "weighted") if self.weighted else ("term_counts", "doc_freq")
+        self._totals = (np.zeros(0, dtype=np.int64), {name: np.zeros(0) for name in names})
         self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
         self._pending_entries = 0
         self._class_docs = np.zeros(0)
@@ -321,12 +322,11 @@ class ClassCounts:
             self._fold_pending()
 
     def _fold_pending(self) -> None:
-        parts = ([self._totals] if len(self._totals[0]) else []) + self._pending
-        if parts:
-            keys, where = np.unique(np.concatenate([keys for keys, _ in parts]), return_inverse=True)
-            self._totals = (keys, {name: np.bincount(where, weights=np.concatenate([v[name] for _, v in parts]),
-                                                     minlength=len(keys))
-                                   for name in parts[0][1]})
+        parts = [self._totals, *self._pending]
+        keys, where = np.unique(np.concatenate([keys for keys, _ in parts]), return_inverse=True)
+        self._totals = (keys, {name: np.bincount(where, weights=np.concatenate([v[name] for _, v in parts]),
+                                                 minlength=len(keys))
+                               for name in self._totals[1]})
         self._pending, self._pending_entries = [], 0
 
     def finalized(self, *, sort: bool = True) -> FrozenCounts:
@@ -334,9 +334,6 @@ class ClassCounts:
         sight without ``sort``: for counts that will only be merged)."""
         self._fold_pending()
         keys, values = self._totals
-        if not values:  # nothing counted
-            values = {name: np.zeros(0) for name in ("term_counts", "doc_freq")
-                      + (("weighted",) if self.weighted else ())}
         counts = FrozenCounts(list(self.vocabulary), self.classes, keys % self.CLASS_KEYS, keys // self.CLASS_KEYS,
                               dict(values), self._class_docs.copy(), self.tf, self.doc_norm)
         return counts.sorted() if sort else counts
