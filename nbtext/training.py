@@ -6,13 +6,13 @@ and not with the corpus.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .analysis import Analyzer
+from .cores import run_ahead
 from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
@@ -40,14 +40,11 @@ def _read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
     """``batches`` in order, read by a second thread up to ``ahead`` batches before they are
     asked for, so that reading files overlaps counting. A reader's error is raised here, in
     place of the batch it was reading."""
-    from concurrent.futures import ThreadPoolExecutor
-
     stream, end = iter(batches), object()
-    with ThreadPoolExecutor(1) as pool:  # one thread: the reads run one after another, in order
-        pending = collections.deque(pool.submit(next, stream, end) for _ in range(ahead))
-        while (batch := pending.popleft().result()) is not end:
-            pending.append(pool.submit(next, stream, end))
-            yield batch
+    for _, read in run_ahead(itertools.repeat(stream), lambda stream: next(stream, end), ahead):
+        if (batch := read.result()) is end:
+            return
+        yield batch
 
 
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,

@@ -15,7 +15,6 @@ different tokens share a hash is counted by the plain path too.
 
 from __future__ import annotations
 
-import collections
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis import Analyzer, words
+from .cores import run_ahead
 from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix, pack_terms, run_starts
 
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
@@ -65,18 +65,9 @@ class Vectorizer:
         if self.table is None or not ahead:
             yield from ((self(texts), labels) for texts, labels in batches)
             return
-        from concurrent.futures import ThreadPoolExecutor
-
-        pending: collections.deque = collections.deque()
-        with ThreadPoolExecutor(1) as pool:
-            for texts, labels in batches:
-                pending.append((texts, labels, pool.submit(self.table.tokens, texts)))
-                if len(pending) > PREFETCH_BATCHES:
-                    texts, labels, found = pending.popleft()
-                    yield self._counted(texts, found.result), labels
-            while pending:
-                texts, labels, found = pending.popleft()
-                yield self._counted(texts, found.result), labels
+        found_ahead = run_ahead(batches, lambda batch: self.table.tokens(batch[0]), PREFETCH_BATCHES)
+        for (texts, labels), found in found_ahead:
+            yield self._counted(texts, found.result), labels
 
     def _counted(self, texts: Sequence[str], tokens: Callable[[], Tokens] | None) -> CountMatrix:
         """The counts of ``texts`` from their ``tokens()`` by the table, or by the plain path
