@@ -181,6 +181,37 @@ class GrowingVocabulary(dict):
             ids = np.fromiter(map(self.__getitem__, terms), dtype=np.int64, count=len(terms))
         return ids
 
+    def terms(self) -> list[str]:
+        """The terms in column order."""
+        return list(self)
+
+    def sorted_terms(self) -> tuple[list[str], np.ndarray]:
+        """The terms in sorted order, and each column's position among them."""
+        terms, (position,) = sorted_union(list(self))
+        return terms, position
+
+
+def sorted_union(*sequences: Sequence[str]) -> tuple[list[str], list[np.ndarray]]:
+    """The distinct items of all ``sequences`` in sorted order, and for each sequence the
+    position there of each of its items. Sequences that are sorted already are merged in
+    linear time (Timsort takes each as one run).
+
+    >>> words, positions = sorted_union(["b", "c"], ["a", "c"])
+    >>> words, [p.tolist() for p in positions]
+    (['a', 'b', 'c'], [[1, 2], [0, 2]])
+    """
+    items = list(itertools.chain.from_iterable(sequences))
+    order = sorted(range(len(items)), key=items.__getitem__)
+    in_order = [items[i] for i in order]
+    first = np.ones(len(items), dtype=bool)  # where each distinct item first appears in order
+    if len(items) > 1:
+        as_objects = np.array(in_order, dtype=object)
+        np.not_equal(as_objects[1:], as_objects[:-1], out=first[1:])
+    position = np.empty(len(items), dtype=np.int64)
+    position[order] = np.cumsum(first) - 1
+    cuts = np.cumsum([len(s) for s in sequences])[:-1]
+    return list(itertools.compress(in_order, first)), np.split(position, cuts)
+
 
 def count_features(
     feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, n_known: int | None = None
@@ -264,10 +295,12 @@ class ClassCounts:
     #: Batches' entries held apart before they are added to the totals (at least).
     FOLD_ENTRIES = 1 << 20
 
-    def __init__(self, *, tf: str = "raw", doc_norm: str | None = None) -> None:
+    def __init__(self, *, tf: str = "raw", doc_norm: str | None = None, vocabulary: Any = None) -> None:
         weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=tf, doc_norm=doc_norm)  # validates both
         self.tf, self.doc_norm = tf, doc_norm
-        self.vocabulary = GrowingVocabulary()
+        # Term -> column: a GrowingVocabulary, or a vectorizer's own (see Vectorizer.vocabulary);
+        # either has ``terms()`` and ``sorted_terms()``.
+        self.vocabulary = GrowingVocabulary() if vocabulary is None else vocabulary
         self.label_ids: dict[str, int] = {}
         # The sums so far as sorted, distinct keys and their values, and the batches' sums not
         # yet added to them (each sorted and distinct on its own).
@@ -329,14 +362,15 @@ class ClassCounts:
                                for name in self._totals[1]})
         self._pending, self._pending_entries = [], 0
 
-    def finalized(self, *, sort: bool = True) -> FrozenCounts:
-        """The counts so far, with terms and classes in sorted order (or in order of first
-        sight without ``sort``: for counts that will only be merged)."""
+    def finalized(self) -> FrozenCounts:
+        """The counts so far, with terms and classes in sorted order."""
         self._fold_pending()
         keys, values = self._totals
-        counts = FrozenCounts(list(self.vocabulary), self.classes, keys % self.CLASS_KEYS, keys // self.CLASS_KEYS,
-                              dict(values), self._class_docs.copy(), self.tf, self.doc_norm)
-        return counts.sorted() if sort else counts
+        term_index, class_index = keys // self.CLASS_KEYS, keys % self.CLASS_KEYS
+        terms, term_map = self.vocabulary.sorted_terms()
+        classes, (class_map,) = sorted_union(self.classes)
+        return _combine(terms, classes, [(term_map[term_index], class_map[class_index], values)], self._class_docs,
+                        class_map, self.tf, self.doc_norm)
 
 
 @dataclass(frozen=True)
@@ -409,14 +443,9 @@ class FrozenCounts:
 
     def sorted(self) -> FrozenCounts:
         """The same counts with terms and classes in sorted order (same data, same bytes)."""
-        term_order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
-        class_order = sorted(range(len(self.classes)), key=self.classes.__getitem__)
-        term_map = np.empty(len(self.terms), dtype=np.int64)
-        term_map[term_order] = np.arange(len(term_order))
-        class_map = np.empty(len(self.classes), dtype=np.int64)
-        class_map[class_order] = np.arange(len(class_order))
-        return self._reindexed([self.terms[i] for i in term_order], [self.classes[i] for i in class_order],
-                               term_map, class_map)
+        terms, (term_map,) = sorted_union(self.terms)
+        classes, (class_map,) = sorted_union(self.classes)
+        return self._reindexed(terms, classes, term_map, class_map)
 
     def merge(self, other: FrozenCounts) -> FrozenCounts:
         """Counts of both runs together, as if all their documents had been counted at once."""
@@ -425,14 +454,10 @@ class FrozenCounts:
                 f"cannot add counts weighted differently: tf={self.tf}, doc_norm={self.doc_norm} "
                 f"vs tf={other.tf}, doc_norm={other.doc_norm}"
             )
-        terms = sorted(set(self.terms) | set(other.terms))
-        classes = sorted(set(self.classes) | set(other.classes))
-        term_number = dict(zip(terms, range(len(terms))))
-        class_number = dict(zip(classes, range(len(classes))))
+        terms, term_maps = sorted_union(self.terms, other.terms)
+        classes, class_maps = sorted_union(self.classes, other.classes)
         parts, class_docs = [], np.zeros(len(classes))
-        for part in (self, other):
-            term_map = np.fromiter(map(term_number.__getitem__, part.terms), dtype=np.int64, count=len(part.terms))
-            class_map = np.array([class_number[c] for c in part.classes], dtype=np.int64)
+        for part, term_map, class_map in zip((self, other), term_maps, class_maps):
             parts.append((term_map[part.term_index], class_map[part.class_index], part.values))
             np.add.at(class_docs, class_map, part.class_docs)
         return _combine(terms, classes, parts, class_docs, None, self.tf, self.doc_norm)

@@ -44,7 +44,7 @@ def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], a
             merged = counts if merged is None else merged.merge(counts)
         for worker in workers:
             worker.join()
-        return merged if len(workers) > 1 else merged.sorted()  # a merge sorts
+        return merged
     finally:
         _stop(tasks, workers)
 
@@ -128,10 +128,9 @@ def _serve(tasks, results, work: Callable[[Iterator[Any]], Iterable[Any]]) -> No
 
 
 def _count_batches(batches: Iterator[Any], analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> list:
-    """Counting work: the counts of every batch taken, sent once at the end (unsorted: the
-    merge sorts them). Each process has its core: no second thread finds tokens ahead."""
-    return [count_batches(batches, Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm, sort=False,
-                          ahead=False)]
+    """Counting work: the counts of every batch taken, sent once at the end, sorted, so that
+    merging them is linear. Each process has its core: no second thread finds tokens ahead."""
+    return [count_batches(batches, Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm, ahead=False)]
 
 
 def _map_items(items: Iterator[Any], function: Callable[..., Any], setup: Callable[[], Any]) -> Iterator[Any]:

@@ -48,14 +48,14 @@ def _read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
 
 
 def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                  doc_norm: str | None, sort: bool = True, ahead: bool = True) -> FrozenCounts:
-    """The counts of ``batches`` of (texts, labels), in this process (see ``ClassCounts.finalized``
-    for ``sort``); with ``ahead``, a second thread finds the next batches' tokens meanwhile."""
-    counts = ClassCounts(tf=tf, doc_norm=doc_norm)
-    vectorize = Vectorizer(analyzer, counts.vocabulary)
+                  doc_norm: str | None, ahead: bool = True) -> FrozenCounts:
+    """The counts of ``batches`` of (texts, labels), in this process; with ``ahead``, a second
+    thread finds the next batches' tokens meanwhile."""
+    vectorize = Vectorizer(analyzer)
+    counts = ClassCounts(tf=tf, doc_norm=doc_norm, vocabulary=vectorize.vocabulary)
     for matrix, labels in vectorize.counted(batches, ahead=ahead):
         counts.add_counts(matrix, labels)
-    return counts.finalized(sort=sort)
+    return counts.finalized()
 
 
 def _labelled_batches(documents: Iterable[Document]) -> Iterator[tuple[list[str], list[str]]]:

@@ -210,12 +210,13 @@ def counts_by_fold(documents: Sequence[Any], labels: Sequence[str], fold_of: np.
                    doc_norm: str | None, analyzer: Analyzer | None = None) -> FoldCounts:
     """The documents counted once, by their fold and label: texts that ``analyzer`` turns into
     features (by ``vectorizing`` where it can), or without one, features already made."""
-    joint = ClassCounts(tf=tf, doc_norm=doc_norm)
     names = [f"{f}\t{label}" for f, label in zip(fold_of, labels)]
     if analyzer is None:
+        joint = ClassCounts(tf=tf, doc_norm=doc_norm)
         joint.add(documents, names)
     else:
-        vectorize = Vectorizer(analyzer, joint.vocabulary)
+        vectorize = Vectorizer(analyzer)
+        joint = ClassCounts(tf=tf, doc_norm=doc_norm, vocabulary=vectorize.vocabulary)
         for start in range(0, len(documents), BATCH_SIZE):
             joint.add_counts(vectorize(documents[start:start + BATCH_SIZE]), names[start:start + BATCH_SIZE])
     counts = joint.finalized()

@@ -24,7 +24,8 @@ import numpy as np
 
 from .analysis import Analyzer, words
 from .cores import run_ahead
-from .counting import CountMatrix, GrowingVocabulary, count_features, count_matrix, pack_terms, run_starts
+from .counting import (CountMatrix, GrowingVocabulary, PackedTerms, count_features, count_matrix, pack_terms,
+                       run_starts, sorted_union)
 
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
 #: the tokens of a non-ASCII document reach the buffer, each already a whole word.
@@ -37,6 +38,9 @@ _HIGH_40 = np.uint64(2**64 - 2**_POSITION_BITS)
 _NO_TOKEN = -1
 #: Batches whose tokens are found ahead of the one being counted.
 PREFETCH_BATCHES = 2
+#: Terms whose bytes ``WordTable.joined_terms`` gathers at a time (its index arrays are eight
+#: bytes per byte gathered).
+TERMS_PER_BLOCK = 1 << 16
 
 
 def supports(analyzer: Analyzer) -> bool:
@@ -47,11 +51,19 @@ def supports(analyzer: Analyzer) -> bool:
 
 class Vectorizer:
     """Texts -> counts against a growing ``vocabulary``, by this module's path where it covers
-    ``analyzer`` and by ``Analyzer`` + ``count_features`` otherwise (the same counts)."""
+    ``analyzer`` and by ``Analyzer`` + ``count_features`` otherwise (the same counts).
 
-    def __init__(self, analyzer: Analyzer, vocabulary: GrowingVocabulary) -> None:
-        self.analyzer, self.vocabulary = analyzer, vocabulary
-        self.table = WordTable(analyzer, vocabulary) if supports(analyzer) else None
+    The vocabulary is a ``WordVocabulary`` on this module's path, else a ``GrowingVocabulary``.
+    """
+
+    def __init__(self, analyzer: Analyzer) -> None:
+        self.analyzer = analyzer
+        self.vocabulary: WordVocabulary | GrowingVocabulary
+        if supports(analyzer):
+            self.vocabulary = WordVocabulary()
+            self.table: WordTable | None = WordTable(analyzer, self.vocabulary)
+        else:
+            self.vocabulary, self.table = GrowingVocabulary(), None
 
     def __call__(self, texts: Sequence[str]) -> CountMatrix:
         return self._counted(texts, None if self.table is None else functools.partial(self.table.tokens, texts))
@@ -65,7 +77,8 @@ class Vectorizer:
         if self.table is None or not ahead:
             yield from ((self(texts), labels) for texts, labels in batches)
             return
-        found_ahead = run_ahead(batches, lambda batch: self.table.tokens(batch[0]), PREFETCH_BATCHES)
+        table = self.table
+        found_ahead = run_ahead(batches, lambda batch: table.tokens(batch[0]), PREFETCH_BATCHES)
         for (texts, labels), found in found_ahead:
             yield self._counted(texts, found.result), labels
 
@@ -77,7 +90,77 @@ class Vectorizer:
                 return self.table.count_tokens(tokens())
             except TokenClash:
                 pass
-        return count_features([self.analyzer(text) for text in texts], self.vocabulary)
+        vocabulary = self.vocabulary
+        if isinstance(vocabulary, WordVocabulary):
+            vocabulary = vocabulary.as_strings()
+        return count_features([self.analyzer(text) for text in texts], vocabulary)
+
+
+class WordVocabulary:
+    """The columns of a growing ``WordTable``: each a word or a pair of words, kept as the
+    table's token numbers rather than as a string, so that training makes no string per bigram.
+
+    The terms are written out once, at the end (``terms``, ``sorted_terms``), as packed UTF-8
+    bytes. Sorting them compares only words: every byte of a word sorts after the space, so the
+    pair "a b" sorts as the key (a, 1, b) and the word "a" as (a, 0): by first word, then a
+    word alone before the pairs it begins, then by second word.
+
+    A batch counted the plain way (two of its words share a hash) looks terms up by string: from
+    then on the columns are kept in a ``GrowingVocabulary`` (``as_strings``) and new ones join it
+    as strings.
+    """
+
+    def __init__(self) -> None:
+        self.table: WordTable | None = None  # the table whose token numbers these are
+        self._first: list[np.ndarray] = []  # token numbers of each column's first word, in blocks
+        self._second: list[np.ndarray] = []  # of its second word, or -1
+        self._size = 0
+        self._strings: GrowingVocabulary | None = None
+
+    def __len__(self) -> int:
+        return self._size if self._strings is None else len(self._strings)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.terms())
+
+    def add(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Columns for terms not added before (distinct), given as token numbers."""
+        if self._strings is not None:
+            return self._strings.ids(PackedTerms(self.table.joined_terms(first, second), len(first)).unpacked())
+        self._first.append(first)
+        self._second.append(second)
+        self._size += len(first)
+        return np.arange(self._size - len(first), self._size)
+
+    def as_strings(self) -> GrowingVocabulary:
+        """The columns as term -> column, kept as strings from now on."""
+        if self._strings is None:
+            self._strings = GrowingVocabulary(zip(self.terms(), itertools.count()))
+        return self._strings
+
+    def terms(self) -> Sequence[str]:
+        """The terms in column order."""
+        if self._strings is not None:
+            return self._strings.terms()
+        first, second = self._codes()
+        return PackedTerms(self.table.joined_terms(first, second), len(first))
+
+    def sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
+        """The terms in sorted order, and each column's position among them."""
+        if self._strings is not None:
+            return self._strings.sorted_terms()
+        first, second = self._codes()
+        (rank,) = sorted_union(self.table.strings)[1]
+        order = np.argsort(rank[first] * (len(rank) + 1) + np.where(second >= 0, rank[second] + 1, 0))
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        return PackedTerms(self.table.joined_terms(first[order], second[order]), len(order)), position
+
+    def _codes(self) -> tuple[np.ndarray, np.ndarray]:
+        if len(self._first) != 1:
+            self._first = [np.concatenate([np.zeros(0, dtype=np.int64), *self._first])]
+            self._second = [np.concatenate([np.zeros(0, dtype=np.int64), *self._second])]
+        return self._first[0], self._second[0]
 
 
 class TokenClash(Exception):
@@ -87,13 +170,15 @@ class TokenClash(Exception):
 class WordTable:
     """Token keys -> token numbers, and token numbers (alone or in pairs) -> feature columns.
 
-    Growing (``vocabulary`` a ``GrowingVocabulary``, for training), an unseen token or bigram
-    becomes a new feature; fixed (built with ``for_terms`` from a model's terms), it is ignored.
+    Growing (with a ``WordVocabulary``, for training), an unseen token or bigram becomes a new
+    feature; fixed (built with ``for_terms`` from a model's terms), it is ignored.
     """
 
-    def __init__(self, analyzer: Analyzer, vocabulary: GrowingVocabulary | None = None) -> None:
+    def __init__(self, analyzer: Analyzer, vocabulary: WordVocabulary | None = None) -> None:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
+        if vocabulary is not None:
+            vocabulary.table = self
         self.strings: list[str] = []
         self._tokens = _SortedMap()  # token key -> token number
         self._unigram = np.zeros(0, dtype=np.int64)  # column of each token number, or -1
@@ -201,7 +286,8 @@ class WordTable:
             dropped[:] = [s in stop_words for s in strings]
         unigram = np.full(len(strings), -1, dtype=np.int64)
         if self.vocabulary is not None and self.analyzer.ngram_range[0] == 1:
-            unigram[~dropped] = self.vocabulary.ids(list(itertools.compress(strings, ~dropped)))
+            kept = numbers[~dropped]
+            unigram[~dropped] = self.vocabulary.add(kept, np.full(len(kept), _NO_TOKEN, dtype=np.int64))
         self._dropped = np.concatenate([self._dropped, dropped])
         self._unigram = np.concatenate([self._unigram, unigram])
         return numbers
@@ -215,12 +301,29 @@ class WordTable:
         missing = np.flatnonzero(columns < 0)
         if self.vocabulary is not None and len(missing):
             new_pairs = pairs[first[missing]]
-            word = self.strings.__getitem__
-            firsts = map(word, (new_pairs >> np.uint64(32)).tolist())
-            seconds = map(word, (new_pairs & np.uint64(0xFFFFFFFF)).tolist())
-            columns[missing] = self.vocabulary.ids(list(map(" ".join, zip(firsts, seconds))))
+            columns[missing] = self.vocabulary.add((new_pairs >> np.uint64(32)).astype(np.int64),
+                                                   (new_pairs & np.uint64(0xFFFFFFFF)).astype(np.int64))
             self._pairs.add(unique[missing], columns[missing])
         return columns[inverse]
+
+    # --- terms -----------------------------------------------------------------------------
+
+    def joined_terms(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Terms given as token numbers (``second`` -1 for a single word) as UTF-8 bytes with a
+        newline between two terms: ``pack_terms`` of their strings, with no string made."""
+        lengths = np.append(self._store_starts[1:], len(self._store) - _PAD) - self._store_starts - 1
+        blocks = []
+        for at in range(0, len(first), TERMS_PER_BLOCK):
+            # Each term's words, a pair's two one after the other, each copied with a NUL after
+            # it, which becomes the space inside a pair or the newline after a term.
+            words = np.stack([first[at:at + TERMS_PER_BLOCK], second[at:at + TERMS_PER_BLOCK]], axis=1).ravel()
+            inside_pair = np.roll(words >= 0, -1)
+            inside_pair[1::2] = False
+            present = words >= 0
+            joined = _spans_joined(self._store, self._store_starts[words[present]], lengths[words[present]])
+            joined[joined == 0] = np.where(inside_pair[present], 32, 10)
+            blocks.append(joined)
+        return np.concatenate(blocks)[:-1] if blocks else np.zeros(0, dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -371,11 +474,17 @@ def _unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def _strings(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[list[str], np.ndarray]:
     """The tokens as strings, and their bytes joined, NUL after each, in one decode."""
+    joined = _spans_joined(buffer, starts, lengths)
+    return _decode(joined[:-1]).split("\x00") if len(starts) else [], joined
+
+
+def _spans_joined(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The spans (start, length) of ``buffer`` one after another, a NUL after each."""
     spans = lengths + 1
     offsets = np.cumsum(spans) - spans
     joined = buffer[np.repeat(starts - offsets, spans) + np.arange(int(spans.sum()))]
     joined[offsets + lengths] = 0
-    return _decode(joined[:-1]).split("\x00") if len(starts) else [], joined
+    return joined
 
 
 def _mix(x: np.ndarray) -> np.ndarray:

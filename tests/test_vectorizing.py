@@ -13,7 +13,7 @@ from nbtext.analysis import Analyzer
 from nbtext.counting import GrowingVocabulary, count_features
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
-from nbtext.vectorizing import TokenClash, Vectorizer, WordTable
+from nbtext.vectorizing import TokenClash, Vectorizer, WordTable, WordVocabulary
 
 from .conftest import corpus_path
 
@@ -35,15 +35,18 @@ def as_dicts(matrix, vocabulary) -> list[dict[str, float]]:
     ]
 
 
-def plain_and_fast(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, GrowingVocabulary]:
-    """Rows counted batch by batch by the plain path and by the table, as {term: count}."""
-    plain, fast = GrowingVocabulary(), GrowingVocabulary()
+def plain_and_fast(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, WordVocabulary]:
+    """Rows counted batch by batch by the plain path and by the table, as {term: count}; and
+    the table's terms sorted without comparing strings, checked against Python's sort."""
+    plain, fast = GrowingVocabulary(), WordVocabulary()
     table = WordTable(analyzer, fast)
     plain_rows, fast_rows = [], []
     for texts in batches:
         plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
         fast_rows += as_dicts(table.count(texts), fast)
-    assert sorted(plain) == sorted(fast)
+    in_order, position = fast.sorted_terms()
+    assert list(in_order) == sorted(plain)
+    assert [in_order[i] for i in position.tolist()] == list(fast)
     return plain_rows, fast_rows, fast
 
 
@@ -136,37 +139,43 @@ def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_n
     """Collisions cannot be found for the real hash; with every long word hashed alike, each
     batch clashes, and the Vectorizer's counts are still the analyzer's, words for words."""
     analyzer = ANALYZERS["uni+bigrams"]
-    expected, _, _ = plain_and_fast(analyzer, mail_and_news[:2])
+    # Two batches that clash, then one of short words only (no hashed key, so counted by the
+    # table again, its new terms now kept as strings).
+    short = [" ".join(w for w in analyzer(text) if len(w.encode()) <= 8) for text in mail_and_news[2][:100]]
+    batches = [*mail_and_news[:2], short]
+    expected, _, _ = plain_and_fast(analyzer, batches)
     monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
     with pytest.raises(TokenClash):
-        WordTable(analyzer, GrowingVocabulary()).count(mail_and_news[0])
+        WordTable(analyzer, WordVocabulary()).count(mail_and_news[0])
     for known, new in (["encyclopedia", "encyclopaedic"], ["abcdefghijk", "abcdefghij"]):  # a later batch too
-        table = WordTable(analyzer, GrowingVocabulary())
+        table = WordTable(analyzer, WordVocabulary())
         table.count([known])
         with pytest.raises(TokenClash):
             table.count([new])
-    vocabulary = GrowingVocabulary()
-    vectorize = Vectorizer(analyzer, vocabulary)
-    rows = [row for texts in mail_and_news[:2] for row in as_dicts(vectorize(texts), vocabulary)]
+    vectorize = Vectorizer(analyzer)
+    rows = [row for texts in batches[:2] for row in as_dicts(vectorize(texts), vectorize.vocabulary)]
+    words_before, terms_before = len(vectorize.table.strings), len(vectorize.vocabulary)
+    rows += as_dicts(vectorize(short), vectorize.vocabulary)
     assert rows == expected
-    vocabulary = GrowingVocabulary()
-    batches = ((texts, [i] * len(texts)) for i, texts in enumerate(mail_and_news[:2]))
-    streamed = Vectorizer(analyzer, vocabulary).counted(batches)
-    assert [row for matrix, _ in streamed for row in as_dicts(matrix, vocabulary)] == expected
+    assert len(vectorize.table.strings) > words_before and len(vectorize.vocabulary) > terms_before
+    assert list(vectorize.vocabulary.sorted_terms()[0]) == sorted(vectorize.vocabulary)
+    vectorize = Vectorizer(analyzer)
+    streamed = vectorize.counted((texts, [i] * len(texts)) for i, texts in enumerate(batches))
+    assert [row for matrix, _ in streamed for row in as_dicts(matrix, vectorize.vocabulary)] == expected
 
 
 def test_a_stream_of_batches_is_counted_as_batch_by_batch(mail_and_news):
     """Tokens found ahead by a second thread: the same columns, counts and labels, in order."""
     analyzer = ANALYZERS["uni+bigrams"]
-    one_by_one = Vectorizer(analyzer, GrowingVocabulary())
+    one_by_one = Vectorizer(analyzer)
     expected = [(one_by_one(texts), i) for i, texts in enumerate(mail_and_news)]
-    vocabulary = GrowingVocabulary()
-    got = list(Vectorizer(analyzer, vocabulary).counted((texts, i) for i, texts in enumerate(mail_and_news)))
+    streamed = Vectorizer(analyzer)
+    got = list(streamed.counted((texts, i) for i, texts in enumerate(mail_and_news)))
     assert [labels for _, labels in got] == list(range(len(mail_and_news))) and len(mail_and_news) > 4
     for (matrix, _), (want, _) in zip(got, expected):
         for name in ("indptr", "indices", "data"):
             np.testing.assert_array_equal(getattr(matrix, name), getattr(want, name))
-    assert list(vocabulary) == list(one_by_one.vocabulary)
+    assert list(streamed.vocabulary) == list(one_by_one.vocabulary)
 
 
 def test_a_clash_among_a_models_words_keeps_the_plain_path(monkeypatch):
@@ -181,7 +190,7 @@ def test_a_clash_among_a_models_words_keeps_the_plain_path(monkeypatch):
 
 def test_documents_must_be_text():
     with pytest.raises(TypeError, match="decode bytes first"):
-        WordTable(Analyzer(), GrowingVocabulary()).count([b"bytes"])
+        WordTable(Analyzer(), WordVocabulary()).count([b"bytes"])
 
 
 def _doc(text: str, label: str) -> Document:
