@@ -434,19 +434,6 @@ class FrozenCounts:
         n_docs = self.class_docs.sum()
         return np.log((1.0 + n_docs) / (1.0 + self._per_term("doc_freq"))) + 1.0
 
-    def _reindexed(self, terms: list[str], classes: list[str], term_map: np.ndarray,
-                   class_map: np.ndarray) -> FrozenCounts:
-        """The same entries under new term and class numbers, merged where they coincide."""
-        term_index, class_index = term_map[self.term_index], class_map[self.class_index]
-        return _combine(terms, classes, [(term_index, class_index, self.values)], self.class_docs, class_map,
-                        self.tf, self.doc_norm)
-
-    def sorted(self) -> FrozenCounts:
-        """The same counts with terms and classes in sorted order (same data, same bytes)."""
-        terms, (term_map,) = sorted_union(self.terms)
-        classes, (class_map,) = sorted_union(self.classes)
-        return self._reindexed(terms, classes, term_map, class_map)
-
     def merge(self, other: FrozenCounts) -> FrozenCounts:
         """Counts of both runs together, as if all their documents had been counted at once."""
         if (self.tf, self.doc_norm) != (other.tf, other.doc_norm):
