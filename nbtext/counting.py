@@ -181,10 +181,6 @@ class GrowingVocabulary(dict):
             ids = np.fromiter(map(self.__getitem__, terms), dtype=np.int64, count=len(terms))
         return ids
 
-    def terms(self) -> list[str]:
-        """The terms in column order."""
-        return list(self)
-
     def sorted_terms(self) -> tuple[list[str], np.ndarray]:
         """The terms in sorted order, and each column's position among them."""
         terms, (position,) = sorted_union(list(self))
@@ -203,10 +199,7 @@ def sorted_union(*sequences: Sequence[str]) -> tuple[list[str], list[np.ndarray]
     items = list(itertools.chain.from_iterable(sequences))
     order = sorted(range(len(items)), key=items.__getitem__)
     in_order = [items[i] for i in order]
-    first = np.ones(len(items), dtype=bool)  # where each distinct item first appears in order
-    if len(items) > 1:
-        as_objects = np.array(in_order, dtype=object)
-        np.not_equal(as_objects[1:], as_objects[:-1], out=first[1:])
+    first = run_starts(np.array(in_order, dtype=object))  # where each distinct item first appears
     position = np.empty(len(items), dtype=np.int64)
     position[order] = np.cumsum(first) - 1
     cuts = np.cumsum([len(s) for s in sequences])[:-1]
@@ -299,7 +292,7 @@ class ClassCounts:
         weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=tf, doc_norm=doc_norm)  # validates both
         self.tf, self.doc_norm = tf, doc_norm
         # Term -> column: a GrowingVocabulary, or a vectorizer's own (see Vectorizer.vocabulary);
-        # either has ``terms()`` and ``sorted_terms()``.
+        # either has ``sorted_terms()``.
         self.vocabulary = GrowingVocabulary() if vocabulary is None else vocabulary
         self.label_ids: dict[str, int] = {}
         # The sums so far as sorted, distinct keys and their values, and the batches' sums not

@@ -77,8 +77,7 @@ class Vectorizer:
         if self.table is None or not ahead:
             yield from ((self(texts), labels) for texts, labels in batches)
             return
-        table = self.table
-        found_ahead = run_ahead(batches, lambda batch: table.tokens(batch[0]), PREFETCH_BATCHES)
+        found_ahead = run_ahead(batches, lambda batch: self.table.tokens(batch[0]), PREFETCH_BATCHES)
         for (texts, labels), found in found_ahead:
             yield self._counted(texts, found.result), labels
 
@@ -114,11 +113,10 @@ class WordVocabulary:
         self.table: WordTable | None = None  # the table whose token numbers these are
         self._first: list[np.ndarray] = []  # token numbers of each column's first word, in blocks
         self._second: list[np.ndarray] = []  # of its second word, or -1
-        self._size = 0
         self._strings: GrowingVocabulary | None = None
 
     def __len__(self) -> int:
-        return self._size if self._strings is None else len(self._strings)
+        return sum(map(len, self._first)) if self._strings is None else len(self._strings)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.terms())
@@ -127,10 +125,10 @@ class WordVocabulary:
         """Columns for terms not added before (distinct), given as token numbers."""
         if self._strings is not None:
             return self._strings.ids(PackedTerms(self.table.joined_terms(first, second), len(first)).unpacked())
+        start = len(self)
         self._first.append(first)
         self._second.append(second)
-        self._size += len(first)
-        return np.arange(self._size - len(first), self._size)
+        return np.arange(start, start + len(first))
 
     def as_strings(self) -> GrowingVocabulary:
         """The columns as term -> column, kept as strings from now on."""
@@ -141,7 +139,7 @@ class WordVocabulary:
     def terms(self) -> Sequence[str]:
         """The terms in column order."""
         if self._strings is not None:
-            return self._strings.terms()
+            return list(self._strings)
         first, second = self._codes()
         return PackedTerms(self.table.joined_terms(first, second), len(first))
 
