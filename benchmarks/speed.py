@@ -156,6 +156,13 @@ def median_run(runs: int, make) -> tuple[float, float, str]:
     return statistics.median(r[1] for r in results), max(r[2] for r in results), results[-1][0]
 
 
+def nbtext_train_timings(roots: list[Path], out: Path, options: list[str], runs: int) -> dict:
+    """``nbtext train`` on all cores (key None) and with --jobs 1 (key 1): median_run of each."""
+    return {jobs: median_run(runs, lambda: run_sampled(
+        [sys.executable, "-m", "nbtext", "train", *map(str, roots), "-o", str(out), *options, *extra]))
+        for jobs, extra in ((None, []), (1, ["--jobs", "1"]))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
@@ -173,11 +180,7 @@ def main() -> None:
     for name, roots in (("20news train", [news / "train"]),
                         ("enron-spam all", [enron / f"enron{i}" for i in range(1, 7)])):
         ours = scratch / f"{name}.joblib"
-        timings = {}
-        for jobs in (None, 1):
-            extra = [] if jobs is None else ["--jobs", str(jobs)]
-            timings[jobs] = median_run(args.runs, lambda: run_sampled(
-                [py, "-m", "nbtext", "train", *map(str, roots), "-o", str(ours), *SKLEARN_EQUIVALENT, *extra]))
+        timings = nbtext_train_timings(roots, ours, SKLEARN_EQUIVALENT, args.runs)
         cells = [f"{seconds:.2f} s, {rss:.0f} MB" for seconds, rss, _ in timings.values()]
         for kind in ("count", "hashing"):
             out_path = scratch / f"{name}-{kind}.joblib"
@@ -198,9 +201,7 @@ def main() -> None:
 
     # nbtext's default model next to the nearest pipeline (raw counts where nbtext takes log(1 + tf)).
     bigrams = scratch / "bigrams.joblib"
-    timings = {jobs: median_run(args.runs, lambda: run_sampled(
-        [py, "-m", "nbtext", "train", str(news / "train"), "-o", str(bigrams), *extra]))
-        for jobs, extra in ((None, []), (1, ["--jobs", "1"]))}
+    timings = nbtext_train_timings([news / "train"], bigrams, [], args.runs)
     sk_sec, sk_rss, _ = median_run(args.runs, lambda: run_sampled(
         [py, "-c", _SKLEARN_TRAIN, "bigrams", str(news / "train")], {"OUT": str(scratch / "bigrams-sklearn.joblib")}))
     print("\n| default model (word uni+bigrams, every term) | nbtext (all cores) | nbtext --jobs 1 "
