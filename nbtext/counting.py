@@ -60,15 +60,15 @@ class CountMatrix:
         """The same matrix with every value above ``threshold`` set to 1 and the rest to 0."""
         return CountMatrix(self.indptr, self.indices, (self.data > threshold).astype(np.float64), self.n_features)
 
-    def dot(self, weights: np.ndarray) -> np.ndarray:
-        """``self @ weights.T`` for a dense (k, n_features) ``weights``: one column per row of it.
+    def dot_by_feature(self, by_feature: np.ndarray) -> np.ndarray:
+        """``self @ by_feature`` for a dense (n_features, k) ``by_feature``: k columns.
 
         Each stored value picks up its feature's k weights as one row, and a document's rows
         are summed (``np.add.reduceat``), a few thousand values at a time so that the picked
-        rows stay in the CPU cache: one pass over the values instead of k.
+        rows stay in the CPU cache: one pass over the values instead of k. Only the rows of
+        the columns that hold values are read.
         """
-        by_feature = np.ascontiguousarray(weights.T)
-        out = np.zeros((self.shape[0], weights.shape[0]))
+        out = np.zeros((self.shape[0], by_feature.shape[1]))
         rows = np.flatnonzero(np.diff(self.indptr))
         starts = self.indptr[rows]
         # Blocks begin at the rows holding every DOT_BLOCK-th value.

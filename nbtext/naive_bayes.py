@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .counting import ColumnMatrix, CountMatrix, used_columns
+from .counting import ColumnMatrix, CountMatrix
 from .errors import NotFittedError
 
 
@@ -134,7 +134,8 @@ class NaiveBayes:
     def _update(self) -> None:
         if self.alpha is None or np.any(np.asarray(self.alpha) <= 0):
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
-        self.__dict__.pop("_full_log_prob", None)
+        for cached in ("_full_log_prob", "_weight_rows"):
+            self.__dict__.pop(cached, None)
         self._update_class_log_prior()
         self._prepare()
 
@@ -195,10 +196,28 @@ class NaiveBayes:
         X = CountMatrix.coerce(X)
         self._check_n_features(X)
         X = self._statistic(X)
-        # Only the columns that occur: weights are computed for those alone.
-        columns, renumbered = used_columns(X.indices, X.shape[1])
-        used = CountMatrix(X.indptr, renumbered, X.data, len(columns))
-        return used.dot(self._jll_weights(columns)) + self._jll_bias()
+        return X.dot_by_feature(self._weights_by_feature(X.indices)) + self._jll_bias()
+
+    def _weights_by_feature(self, indices: np.ndarray) -> np.ndarray:
+        """The (n_features, n_classes) weights of ``_jll_weights``, valid at least in the rows
+        ``indices`` names. Rows are computed when first needed and kept: one message pays for
+        its own words only, and a stream of batches, whose words mostly recur, soon stops
+        computing any. Each row is the same whichever rows are computed with it, so every
+        score is the same bits however the documents were batched. Two threads may compute the
+        same new row side by side; they write the same bits, and a row is marked known only
+        after it is written."""
+        if "_weight_rows" not in self.__dict__:
+            # np.empty: memory is taken only for the pages that rows are written to. One
+            # attribute, set at once, so that another thread sees both arrays or neither.
+            self._weight_rows = (np.empty((self.n_features_in_, len(self.classes_))),
+                                 np.zeros(self.n_features_in_, dtype=bool))
+        by_feature, known = self._weight_rows
+        new = indices[~known[indices]]
+        if len(new):
+            columns = np.unique(new)
+            by_feature[columns] = self._jll_weights(columns).T
+            known[columns] = True
+        return by_feature
 
     # --- checks --------------------------------------------------------------------------
 
@@ -355,7 +374,12 @@ class ComplementNB(NaiveBayes):
         """log P(w | not c) for some columns. The columns' totals over the classes come from
         the same block, so a document's few words never cost a pass over the vocabulary."""
         counts = self.feature_count_[:, columns]
-        complement = counts.sum(axis=0) + self.alpha - counts
+        # Row by row, not counts.sum(axis=0): numpy sums a single column pairwise, so a column's
+        # total would depend on how many columns were asked for with it.
+        total = counts[0].copy()
+        for row in counts[1:]:
+            total += row
+        complement = total + self.alpha - counts
         return np.log(complement) - self._log_complement_total[:, None]
 
     def _log_prob(self, columns: Any) -> np.ndarray:

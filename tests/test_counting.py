@@ -139,7 +139,7 @@ def test_count_matrix_accepts_dense_and_sparse():
         matrix = CountMatrix.coerce(given_matrix)
         np.testing.assert_array_equal(matrix.to_scipy().toarray(), dense)
     weights = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]])
-    np.testing.assert_allclose(CountMatrix.coerce(dense).dot(weights), dense @ weights.T)
+    np.testing.assert_allclose(CountMatrix.coerce(dense).dot_by_feature(weights.T), dense @ weights.T)
     with pytest.raises(TypeError, match="got a string"):
         CountMatrix.coerce("text")
 
@@ -155,7 +155,7 @@ def test_dot_equals_dense_product_across_blocks_and_empty_rows(rows, block, k):
     weights = np.random.default_rng(len(rows)).normal(size=(k, 7))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(counting, "DOT_BLOCK", block)  # blocks of a few values: many block edges
-        product = CountMatrix.coerce(dense).dot(weights)
+        product = CountMatrix.coerce(dense).dot_by_feature(weights.T)
     np.testing.assert_allclose(product, dense @ weights.T, atol=1e-12)
 
 

@@ -11,6 +11,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from nbtext import vectorizing
 from nbtext.analysis import Analyzer
 from nbtext.counting import GrowingVocabulary, count_features
+from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
 from nbtext.vectorizing import TokenClash, Vectorizer, WordTable, WordVocabulary
@@ -100,6 +101,43 @@ def test_threads_score_a_large_input_exactly_as_one_thread(mail_and_news):
     threaded = model.predict_log_proba(texts)
     model.threads = 1
     np.testing.assert_array_equal(threaded, model.predict_log_proba(texts))
+
+
+@pytest.mark.parametrize("settings", [
+    {"variant": "multinomial"}, {"variant": "bernoulli"}, {"variant": "complement", "norm": True, "idf": True},
+])
+def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, settings):
+    """A model computes a word's weights when a batch first needs them and keeps them, so a
+    score must not depend on which other words were computed with it. Real mail and news on
+    fresh models: all at once on two threads, batch by batch, one at a time, and a one-word
+    message before and after a big batch all score the same bits."""
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    # 20 classes: numpy sums more than 8 numbers pairwise, so a total over the classes can
+    # differ in its last bit depending on how it was asked for.
+    trained = train([_doc(t, str(i % 20)) for i, t in enumerate(training)], settings=settings)
+
+    def fresh(threads: int = 1) -> Model:
+        model = Model(trained.analyzer, trained.counts, trained.settings)
+        model.threads = threads
+        return model
+
+    batches = mail_and_news[::2]
+    texts = [t for batch in batches for t in batch]
+    word = ["the"]  # in every class: its total over the classes adds 20 numbers
+    first = fresh()
+    alone = first.predict_log_proba(word)
+    at_once = first.predict_log_proba(texts)
+    np.testing.assert_array_equal(at_once, fresh(threads=2).predict_log_proba(texts))
+    by_batch = fresh()
+    np.testing.assert_array_equal(at_once, np.vstack([by_batch.predict_log_proba(b) for b in batches]))
+    np.testing.assert_array_equal(alone, by_batch.predict_log_proba(word))
+    one_by_one = fresh()
+    np.testing.assert_array_equal(at_once[::25], np.vstack([one_by_one.predict_log_proba([t]) for t in texts[::25]]))
+    # Below the probabilities too: each kept weight is what one pass over all its columns gives.
+    for model in (first, one_by_one):
+        by_feature, known = model.core._weight_rows
+        columns = np.flatnonzero(known)
+        np.testing.assert_array_equal(by_feature[columns], model.core._jll_weights(columns).T)
 
 
 @settings(max_examples=200, deadline=None)
