@@ -9,6 +9,7 @@ whatever ``CountMatrix.coerce`` accepts (scipy sparse, numpy, nested lists).
 from __future__ import annotations
 
 import inspect
+import threading
 from typing import Any
 
 import numpy as np
@@ -196,28 +197,45 @@ class NaiveBayes:
         X = CountMatrix.coerce(X)
         self._check_n_features(X)
         X = self._statistic(X)
-        return X.dot_by_feature(self._weights_by_feature(X.indices)) + self._jll_bias()
+        rows, slot_of = self._weight_rows_for(X.indices)
+        return CountMatrix(X.indptr, slot_of, X.data, len(rows)).dot_by_feature(rows) + self._jll_bias()
 
-    def _weights_by_feature(self, indices: np.ndarray) -> np.ndarray:
-        """The (n_features, n_classes) weights of ``_jll_weights``, valid at least in the rows
-        ``indices`` names. Rows are computed when first needed and kept: one message pays for
-        its own words only, and a stream of batches, whose words mostly recur, soon stops
-        computing any. Each row is the same whichever rows are computed with it, so every
-        score is the same bits however the documents were batched. Two threads may compute the
-        same new row side by side; they write the same bits, and a row is marked known only
-        after it is written."""
-        if "_weight_rows" not in self.__dict__:
-            # np.empty: memory is taken only for the pages that rows are written to. One
-            # attribute, set at once, so that another thread sees both arrays or neither.
-            self._weight_rows = (np.empty((self.n_features_in_, len(self.classes_))),
-                                 np.zeros(self.n_features_in_, dtype=bool))
-        by_feature, known = self._weight_rows
-        new = indices[~known[indices]]
+    def _weight_rows_for(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The weights of ``_jll_weights`` as rows, one per feature, and the row of each of
+        ``indices``. Rows are computed when first needed and kept: one message pays for its
+        own words only, and a stream of batches, whose words mostly recur, soon stops computing
+        any. Only the features met have a row, so memory grows with the words seen, not with
+        the vocabulary. Each row is the same bits whichever rows are computed with it, so every
+        score is the same however the documents were batched."""
+        state = self.__dict__.get("_weight_rows")
+        if state is not None:
+            rows, slots, _ = state
+            slot_of = slots[indices]
+            if (slot_of >= 0).all():
+                return rows, slot_of
+        with _WEIGHT_ROWS_LOCK:
+            rows, slots = self._add_weight_rows(indices)
+        return rows, slots[indices]
+
+    def _add_weight_rows(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Give ``indices`` rows (holding the lock). Readers take no lock, so a row is written
+        before its slot is set, and a grown copy comes with its own slots: a reader holding
+        the old arrays never sees a slot pointing past the rows it holds."""
+        state = self.__dict__.get("_weight_rows")
+        if state is None:
+            state = (np.empty((0, len(self.classes_))), np.full(self.n_features_in_, -1, dtype=np.int64), 0)
+        rows, slots, used = state
+        new = np.unique(indices[slots[indices] < 0])
         if len(new):
-            columns = np.unique(new)
-            by_feature[columns] = self._jll_weights(columns).T
-            known[columns] = True
-        return by_feature
+            needed = used + len(new)
+            if needed > len(rows):
+                grown = np.empty((min(max(needed, 2 * len(rows)), len(slots)), rows.shape[1]))
+                grown[:used] = rows[:used]
+                rows, slots = grown, slots.copy()
+            rows[used:needed] = self._jll_weights(new).T
+            slots[new] = np.arange(used, needed)
+            self._weight_rows = (rows, slots, needed)
+        return rows, slots
 
     # --- checks --------------------------------------------------------------------------
 
@@ -400,6 +418,9 @@ class ComplementNB(NaiveBayes):
             return weights.copy()
         return weights - (weights.sum(axis=0) - weights) / (n_classes - 1)
 
+
+#: Held while a model adds weight rows (rare: a stream soon meets few new words).
+_WEIGHT_ROWS_LOCK = threading.Lock()
 
 #: Columns per block when a sum over the whole vocabulary is needed.
 _BLOCK = 1 << 16

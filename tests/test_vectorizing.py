@@ -135,9 +135,10 @@ def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, se
     np.testing.assert_array_equal(at_once[::25], np.vstack([one_by_one.predict_log_proba([t]) for t in texts[::25]]))
     # Below the probabilities too: each kept weight is what one pass over all its columns gives.
     for model in (first, one_by_one):
-        by_feature, known = model.core._weight_rows
-        columns = np.flatnonzero(known)
-        np.testing.assert_array_equal(by_feature[columns], model.core._jll_weights(columns).T)
+        rows, slots, used = model.core._weight_rows
+        columns = np.flatnonzero(slots >= 0)
+        assert len(columns) == used and sorted(slots[columns]) == list(range(used))
+        np.testing.assert_array_equal(rows[slots[columns]], model.core._jll_weights(columns).T)
 
 
 @settings(max_examples=200, deadline=None)
