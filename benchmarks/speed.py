@@ -9,8 +9,8 @@ MultinomialNB(); the feature counts are checked equal. nbtext's default model (w
 bigrams) on 20news, next to CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2). Prediction throughput on
 20news-bydate/test in memory (median of --runs) and on a --stream-mb stream of its documents on stdin (nbtext on
 all cores and with --jobs 1). Cold start of one short document in a fresh process, next to
-`python -c pass` and a joblib'd scikit-learn pipeline. Medians and ratios; peak RSS of each process with its workers. Every
-measurement runs in its own process.
+`python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline. Medians and ratios; peak RSS of
+each process with its workers. Every measurement runs in its own process.
 """
 
 from __future__ import annotations
@@ -250,6 +250,7 @@ def main() -> None:
     default_model = bigrams
     cold = {
         "python -c pass": [py, "-c", "pass"],
+        "python -c 'import numpy' (the floor for a numpy program)": [py, "-c", "import numpy"],
         "nbtext predict, sklearn-equivalent model": [py, "-m", "nbtext", "predict", str(ours), str(one)],
         "nbtext predict, default model": [py, "-m", "nbtext", "predict", str(default_model), str(one)],
         "joblib'd sklearn pipeline": [py, "-c", _SKLEARN_COLD, str(theirs), str(one)],
