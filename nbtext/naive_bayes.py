@@ -211,7 +211,7 @@ class NaiveBayes:
         if state is not None:
             rows, slots, _ = state
             slot_of = slots[indices]
-            if (slot_of >= 0).all():
+            if slot_of.all():
                 return rows, slot_of
         with _WEIGHT_ROWS_LOCK:
             rows, slots = self._add_weight_rows(indices)
@@ -222,16 +222,19 @@ class NaiveBayes:
         before its slot is set, and a grown copy comes with its own slots: a reader holding
         the old arrays never sees a slot pointing past the rows it holds."""
         state = self.__dict__.get("_weight_rows")
-        if state is None:
-            state = (np.empty((0, len(self.classes_))), np.full(self.n_features_in_, -1, dtype=np.int64), 0)
+        fresh = state is None
+        if fresh:
+            # Slot 0 means no row yet (row 0 is never used): zeros take no memory until
+            # written, so one short message costs a few pages, not one slot per term.
+            state = (np.empty((1, len(self.classes_))), np.zeros(self.n_features_in_, dtype=np.int64), 1)
         rows, slots, used = state
-        new = np.unique(indices[slots[indices] < 0])
+        new = np.unique(indices[slots[indices] == 0])
         if len(new):
             needed = used + len(new)
             if needed > len(rows):
-                grown = np.empty((min(max(needed, 2 * len(rows)), len(slots)), rows.shape[1]))
+                grown = np.empty((min(max(needed, 2 * len(rows), 1024), len(slots) + 1), rows.shape[1]))
                 grown[:used] = rows[:used]
-                rows, slots = grown, slots.copy()
+                rows, slots = grown, slots if fresh else slots.copy()
             rows[used:needed] = self._jll_weights(new).T
             slots[new] = np.arange(used, needed)
             self._weight_rows = (rows, slots, needed)
