@@ -8,8 +8,8 @@ whatever ``CountMatrix.coerce`` accepts (scipy sparse, numpy, nested lists).
 
 from __future__ import annotations
 
+import _thread
 import inspect
-import threading
 from typing import Any
 
 import numpy as np
@@ -422,8 +422,10 @@ class ComplementNB(NaiveBayes):
         return weights - (weights.sum(axis=0) - weights) / (n_classes - 1)
 
 
-#: Held while a model adds weight rows (rare: a stream soon meets few new words).
-_WEIGHT_ROWS_LOCK = threading.Lock()
+#: Held while a model adds weight rows (rare: a stream soon meets few new words). The lock
+#: ``threading.Lock`` returns, from the module Python starts with: the predict path of the
+#: library does not otherwise import ``threading``.
+_WEIGHT_ROWS_LOCK = _thread.allocate_lock()
 
 #: Columns per block when a sum over the whole vocabulary is needed.
 _BLOCK = 1 << 16
