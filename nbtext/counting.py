@@ -72,7 +72,8 @@ class CountMatrix:
         rows = np.flatnonzero(np.diff(self.indptr))
         starts = self.indptr[rows]
         # Blocks begin at the rows holding every DOT_BLOCK-th value.
-        cuts = np.unique(np.searchsorted(starts, np.arange(0, self.indptr[-1], DOT_BLOCK), side="right") - 1)
+        cuts = np.searchsorted(starts, np.arange(0, self.indptr[-1], DOT_BLOCK), side="right") - 1
+        cuts = cuts[run_starts(cuts)]  # sorted already; np.unique would import numpy.ma (15 ms)
         for first, stop in zip(cuts, [*cuts[1:], len(rows)]):
             low, high = starts[first], self.indptr[rows[stop - 1] + 1]
             picked = by_feature[self.indices[low:high]]

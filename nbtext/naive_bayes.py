@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .counting import ColumnMatrix, CountMatrix
+from .counting import ColumnMatrix, CountMatrix, run_starts
 from .errors import NotFittedError
 
 
@@ -228,7 +228,8 @@ class NaiveBayes:
             # written, so one short message costs a few pages, not one slot per term.
             state = (np.empty((1, len(self.classes_))), np.zeros(self.n_features_in_, dtype=np.int64), 1)
         rows, slots, used = state
-        new = np.unique(indices[slots[indices] == 0])
+        new = np.sort(indices[slots[indices] == 0])  # not np.unique: it imports numpy.ma, 15 ms
+        new = new[run_starts(new)]
         if len(new):
             needed = used + len(new)
             if needed > len(rows):
