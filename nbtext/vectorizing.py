@@ -27,9 +27,15 @@ from .cores import run_ahead
 from .counting import (CountMatrix, GrowingVocabulary, PackedTerms, count_features, count_matrix, pack_terms,
                        run_starts, sorted_union)
 
+try:
+    from . import _wordscan
+except ImportError:  # built without a C compiler: numpy finds a fixed table's words too
+    _wordscan = None
+
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
 #: the tokens of a non-ASCII document reach the buffer, each already a whole word.
 _WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128)
+_WORD_BYTE_U8 = _WORD_BYTE.astype(np.uint8)
 #: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _PAD = 8
@@ -185,6 +191,7 @@ class WordTable:
         self._store_starts = np.zeros(0, dtype=np.int64)  # where each token number's bytes start
         self._pairs = _SortedMap()  # key of (first << 32 | second) -> column
         self._n_columns = 0
+        self._scanned: tuple[np.ndarray, np.ndarray] | None = None  # a fixed table's (lengths, slots) for C
 
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
@@ -214,11 +221,28 @@ class WordTable:
                 raise TokenClash
             table._add_tokens(keys, buffer, starts, lengths)
         table._n_columns = len(terms)
+        if _wordscan is not None:
+            lengths = table._token_lengths()
+            # (tag, token number) pairs, under half of them used.
+            slots = np.full(2 << max(4, (2 * len(lengths)).bit_length()), -1, dtype=np.int64)
+            _wordscan.build(table._store, table._store_starts, lengths, slots)
+            table._scanned = lengths, slots
         return table
+
+    def _token_lengths(self) -> np.ndarray:
+        """The length in bytes of each token number."""
+        return np.append(self._store_starts[1:], len(self._store) - _PAD) - self._store_starts - 1
 
     def count(self, texts: Sequence[str]) -> CountMatrix:
         """Documents x columns counts of ``texts``."""
-        return self.count_tokens(self.tokens(texts))
+        if self._scanned is None:
+            return self.count_tokens(self.tokens(texts))
+        # A fixed table, and the compiled scanner: the token numbers in one pass, in C.
+        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
+        numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
+        n = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts, *self._scanned,
+                           numbers, rows)
+        return self._count_numbers(numbers[:n], rows[:n], len(texts))
 
     def tokens(self, texts: Sequence[str]) -> Tokens:
         """The tokens of ``texts``, found and keyed: the half of ``count`` that reads nothing
@@ -230,8 +254,10 @@ class WordTable:
 
     def count_tokens(self, found: Tokens) -> CountMatrix:
         """Documents x columns counts of the texts ``found`` was made from."""
-        tokens = self._token_numbers(found)
-        rows = found.rows
+        return self._count_numbers(self._token_numbers(found), found.rows, found.n_texts)
+
+    def _count_numbers(self, tokens: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
+        """Documents x columns counts of ``n_texts`` texts, given each token's number and text."""
         known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
         dropped = np.zeros(len(tokens), dtype=bool)
         dropped[known] = self._dropped[tokens[known]]
@@ -249,7 +275,7 @@ class WordTable:
         ids, id_rows = np.concatenate(columns), np.concatenate(column_rows)
         counted = ids >= 0
         n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
-        return count_matrix(id_rows[counted], ids[counted], found.n_texts, n_columns)
+        return count_matrix(id_rows[counted], ids[counted], n_texts, n_columns)
 
     # --- tokens ----------------------------------------------------------------------------
 
@@ -309,7 +335,7 @@ class WordTable:
     def joined_terms(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Terms given as token numbers (``second`` -1 for a single word) as UTF-8 bytes with a
         newline between two terms: ``pack_terms`` of their strings, with no string made."""
-        lengths = np.append(self._store_starts[1:], len(self._store) - _PAD) - self._store_starts - 1
+        lengths = self._token_lengths()
         blocks = []
         for at in range(0, len(first), TERMS_PER_BLOCK):
             # Each term's words, a pair's two one after the other, each copied with a NUL after

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -169,9 +172,53 @@ def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts):
     bigrams = [f"{a} {b}" for a, b in zip(terms, terms[1:])]
     vocabulary = sorted(set(terms[::2] + bigrams[::2]))  # unigrams missing under kept bigrams
     expected = count_features([analyzer(t) for t in texts], dict(zip(vocabulary, range(len(vocabulary)))))
-    got = WordTable.for_terms(analyzer, vocabulary).count(texts)
-    for name in ("indptr", "indices", "data"):
-        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+    table = WordTable.for_terms(analyzer, vocabulary)
+    for got in (table.count(texts), table.count_tokens(table.tokens(texts))):  # compiled scanner, numpy
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+
+
+needs_scanner = pytest.mark.skipif(vectorizing._wordscan is None and not os.environ.get("CI"),
+                                   reason="nbtext was installed without a C compiler: no compiled word scanner")
+
+
+@needs_scanner
+@pytest.mark.parametrize("name", list(ANALYZERS))
+def test_the_compiled_scanner_counts_what_numpy_counts_on_real_text(mail_and_news, name):
+    """A model's fixed table over mail and news it has not seen: the compiled scanner gives
+    the numpy path's matrix (unknown words, stop words, long and non-ASCII words between)."""
+    analyzer = ANALYZERS[name]
+    vocabulary = GrowingVocabulary()
+    for texts in mail_and_news[1::2]:
+        count_features([analyzer(t) for t in texts], vocabulary)
+    table = WordTable.for_terms(analyzer, sorted(vocabulary))
+    assert table._scanned is not None
+    found = 0
+    for texts in mail_and_news[::2]:
+        compiled, numpy_path = table.count(texts), table.count_tokens(table.tokens(texts))
+        for part in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(compiled, part), getattr(numpy_path, part))
+        found += compiled.data.sum()
+    assert found > 50_000
+
+
+@needs_scanner
+@pytest.mark.parametrize("size", [35, 64, 128])
+def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
+    """Called directly, on a buffer with no padding (the scanner takes 64 bytes at a time):
+    the last word ends the buffer, a long word is matched byte for byte, one-byte runs are no
+    words, and each word gets its text."""
+    table = WordTable.for_terms(Analyzer(), ["ab", "cd", "encyclopedia"])
+    text = b"cd x encyclopedia\x00" + b"." * (size - 34) + b"encyclopaedia ab"
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
+    scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing._WORD_BYTE_U8,
+                             np.array([0, 18], dtype=np.int64), table._store, table._store_starts)
+    n = scan(*table._scanned, numbers, rows)
+    assert [table.strings[i] if i >= 0 else None for i in numbers[:n]] == ["cd", "encyclopedia", None, "ab"]
+    assert rows[:n].tolist() == [0, 0, 1, 1]
+    with pytest.raises(ValueError, match="wrong size"):  # slots must be a power of two
+        scan(table._scanned[0], table._scanned[1][:-2], numbers, rows)
 
 
 def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_news, monkeypatch):

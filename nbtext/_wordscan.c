@@ -1,0 +1,229 @@
+/* The word scanner of a fixed word table (vectorizing.WordTable): one pass over a batch's
+ * byte buffer that finds every run of two or more word bytes and looks its bytes up in an
+ * open-addressing hash table of the model's words, byte for byte (two words never merge).
+ *
+ * The numpy path does the same in about ten passes over arrays as long as the batch's tokens
+ * (find the runs, key them, sort the keys, search the model's keys); this is the one place
+ * where per-token work in C pays. Everything else (the columns, bigrams, counts) stays in
+ * numpy. The arrays come from vectorizing.py, which checks their types; the loops release
+ * the interpreter lock, so threads scan blocks side by side.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* splitmix64's finalizer: every input bit moves every output bit. */
+static inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* The first n (at most 8) bytes at p as a zero-filled little-endian word; room is how many
+ * bytes may be read at p (8 fixed bytes are one load, where a memcpy of n bytes is a call). */
+static inline uint64_t first_bytes(const uint8_t *p, Py_ssize_t n, Py_ssize_t room)
+{
+    uint64_t word = 0;
+    if (room < 8) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            word |= (uint64_t)p[k] << (8 * k);
+        return word;
+    }
+    memcpy(&word, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    word = __builtin_bswap64(word);
+#endif
+    return n >= 8 ? word : word & ((UINT64_C(1) << (8 * n)) - 1);
+}
+
+/* A word's tag: up to 8 bytes, the bytes themselves (exact: a word byte is never 0, so the
+ * first byte is not); longer, a hash of them with the lowest byte 0, checked against the
+ * word's bytes when it matches. */
+static inline uint64_t tag_of(const uint8_t *p, Py_ssize_t n, Py_ssize_t room)
+{
+    if (n <= 8)
+        return first_bytes(p, n, room);
+    uint64_t h = mix((uint64_t)n);
+    for (; n > 8; p += 8, n -= 8, room -= 8)
+        h = mix(h ^ first_bytes(p, 8, room));
+    return mix(h ^ first_bytes(p, n, room)) & ~(uint64_t)0xFF;
+}
+
+/* The words of the table: their bytes in `store`, where each starts, how long it is; and the
+ * slots, each a (tag, word number) pair, word number -1 where empty. A slot holds the tag so
+ * that a probe reads one slot, not the word's bytes, unless the word is long. */
+typedef struct {
+    uint64_t tag;
+    int64_t word;
+} Slot;
+
+typedef struct {
+    const uint8_t *store;
+    const int64_t *starts;
+    const int64_t *lengths;
+    Slot *slots;
+    uint64_t mask;
+} Table;
+
+static int64_t find(const Table *t, const uint8_t *p, Py_ssize_t n, Py_ssize_t room)
+{
+    uint64_t tag = tag_of(p, n, room), at = mix(tag) & t->mask;
+    const Slot *slot;
+    while ((slot = t->slots + at)->word >= 0) {
+        if (slot->tag == tag
+            && (n <= 8 || (t->lengths[slot->word] == n && memcmp(t->store + t->starts[slot->word], p, (size_t)n) == 0)))
+            return slot->word;
+        at = (at + 1) & t->mask;
+    }
+    return -1;
+}
+
+/* The table's views, checked for size: word numbers index starts and lengths, every word lies
+ * inside store, and the slot count is a power of two larger than the word count. */
+static int table_of(Table *t, Py_buffer *store, Py_buffer *starts, Py_buffer *lengths, Py_buffer *slots)
+{
+    Py_ssize_t n_words = starts->len / 8, n_slots = slots->len / (Py_ssize_t)sizeof(Slot);
+    if (starts->len % 8 || lengths->len != starts->len || slots->len % sizeof(Slot) || n_slots <= n_words
+        || (n_slots & (n_slots - 1))) {
+        PyErr_SetString(PyExc_ValueError, "word table arrays of the wrong size");
+        return -1;
+    }
+    t->store = store->buf;
+    t->starts = starts->buf;
+    t->lengths = lengths->buf;
+    t->slots = slots->buf;
+    t->mask = (uint64_t)n_slots - 1;
+    for (Py_ssize_t i = 0; i < n_words; i++) {
+        if (t->starts[i] < 0 || t->lengths[i] < 0 || t->starts[i] + t->lengths[i] > store->len) {
+            PyErr_SetString(PyExc_ValueError, "a word lies outside the store");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(build_doc, "build(store, starts, lengths, slots)\n\n"
+             "Put word numbers 0..n-1 into slots (int64 (tag, word) pairs, a power of two of them\n"
+             "above n, all -1).");
+
+static PyObject *build(PyObject *self, PyObject *args)
+{
+    Py_buffer store, starts, lengths, slots;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &store, &starts, &lengths, &slots))
+        return NULL;
+    Table t;
+    int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
+    if (ok) {
+        Py_ssize_t n_words = starts.len / 8;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t word = 0; word < n_words; word++) {
+            uint64_t tag = tag_of(t.store + t.starts[word], t.lengths[word], store.len - t.starts[word]);
+            uint64_t at = mix(tag) & t.mask;
+            while (t.slots[at].word >= 0)
+                at = (at + 1) & t.mask;
+            t.slots[at].tag = tag;
+            t.slots[at].word = word;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&store);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&slots);
+    return ok ? Py_NewRef(Py_None) : NULL;
+}
+
+/* Record the run text[start:end]: its word number and its document. */
+static inline Py_ssize_t emit(const Table *t, const uint8_t *text, Py_ssize_t n_text, Py_ssize_t start,
+                              Py_ssize_t end, const int64_t *doc, Py_ssize_t n_docs, Py_ssize_t *d, int64_t *number,
+                              int64_t *row, Py_ssize_t found)
+{
+    while (*d + 1 < n_docs && doc[*d + 1] <= start)
+        ++*d;
+    number[found] = find(t, text + start, end - start, n_text - start);
+    row[found] = *d;
+    return found + 1;
+}
+
+PyDoc_STRVAR(scan_doc, "scan(buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows) -> n\n\n"
+             "Write the word number (-1: not in the table) and the document of each run of two or\n"
+             "more word bytes of buffer into numbers and rows (int64, buffer's length // 2 + 1\n"
+             "each); return how many runs there were.");
+
+static PyObject *scan(PyObject *self, PyObject *args)
+{
+    Py_buffer buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*", &buffer, &word_byte, &doc_starts, &store, &starts, &lengths,
+                          &slots, &numbers, &rows))
+        return NULL;
+    Table t;
+    Py_ssize_t found = 0;
+    int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
+    if (ok && (word_byte.len != 256 || doc_starts.len % 8 || numbers.len < 8 * (buffer.len / 2 + 1)
+               || rows.len != numbers.len)) {
+        PyErr_SetString(PyExc_ValueError, "scan arrays of the wrong size");
+        ok = 0;
+    }
+    if (ok) {
+        const uint8_t *text = buffer.buf, *is_word = word_byte.buf;
+        const int64_t *doc = doc_starts.buf;
+        int64_t *number = numbers.buf, *row = rows.buf;
+        Py_ssize_t n = buffer.len, n_docs = doc_starts.len / 8, d = 0;
+        Py_BEGIN_ALLOW_THREADS
+        /* 64 bytes at a time: a bit mask of the word bytes, whose changes (a run's start, then
+         * its end) are taken lowest first; no branch per byte. */
+        uint64_t previous = 0;
+        Py_ssize_t start = 0;
+        for (Py_ssize_t block = 0; block < n; block += 64) {
+            Py_ssize_t size = n - block < 64 ? n - block : 64;
+            const uint8_t *p = text + block;
+            uint64_t mask = 0;
+            for (Py_ssize_t k = 0; k < size; k++)
+                mask |= (uint64_t)is_word[p[k]] << k;
+            uint64_t changes = mask ^ (mask << 1 | previous >> 63);
+            previous = mask;
+            while (changes) {
+                int k = __builtin_ctzll(changes);
+                changes &= changes - 1;
+                Py_ssize_t at = block + k;
+                if (mask >> k & 1)
+                    start = at;
+                else if (at - start >= 2)
+                    found = emit(&t, text, n, start, at, doc, n_docs, &d, number, row, found);
+            }
+        }
+        /* A run up to the end of a last block that was whole (a shorter one ends in zero bits). */
+        if (n % 64 == 0 && n > 0 && is_word[text[n - 1]] && n - start >= 2)
+            found = emit(&t, text, n, start, n, doc, n_docs, &d, number, row, found);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&buffer);
+    PyBuffer_Release(&word_byte);
+    PyBuffer_Release(&doc_starts);
+    PyBuffer_Release(&store);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&slots);
+    PyBuffer_Release(&numbers);
+    PyBuffer_Release(&rows);
+    return ok ? PyLong_FromSsize_t(found) : NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"build", build, METH_VARARGS, build_doc},
+    {"scan", scan, METH_VARARGS, scan_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_wordscan", "The compiled word scanner of nbtext.vectorizing.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__wordscan(void)
+{
+    return PyModule_Create(&module);
+}
