@@ -5,8 +5,9 @@
  * The numpy path does the same in about ten passes over arrays as long as the batch's tokens
  * (find the runs, key them, sort the keys, search the model's keys); this is the one place
  * where per-token work in C pays. Everything else (the columns, bigrams, counts) stays in
- * numpy. The arrays come from vectorizing.py, which checks their types; the loops release
- * the interpreter lock, so threads scan blocks side by side.
+ * numpy. The arrays come from vectorizing.py, which makes them with these types (int64, uint8);
+ * their sizes are checked here. The loops release the interpreter lock, so threads scan blocks
+ * side by side.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

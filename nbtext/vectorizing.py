@@ -257,7 +257,7 @@ class WordTable:
         return self._count_numbers(self._token_numbers(found), found.rows, found.n_texts)
 
     def _count_numbers(self, tokens: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
-        """Documents x columns counts of ``n_texts`` texts, given each token's number and text."""
+        """Documents x columns counts of ``n_texts`` texts, given each token's number and text (row)."""
         known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
         dropped = np.zeros(len(tokens), dtype=bool)
         dropped[known] = self._dropped[tokens[known]]
