@@ -66,3 +66,9 @@ def tickets_model(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("models") / "tickets.joblib"
     run(["train", TICKETS / "train", "-o", path])
     return path
+
+
+def assert_same_matrix(left, right) -> None:
+    """Two CountMatrix objects hold the same rows, columns and values, exactly."""
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(left, part), getattr(right, part), err_msg=part)

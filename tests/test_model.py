@@ -19,7 +19,7 @@ from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.training import train
 
-from .conftest import TICKETS
+from .conftest import TICKETS, assert_same_matrix
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,8 @@ def test_loading_does_not_import_scipy_sklearn_or_joblib(model, tmp_path):
     code = (
         "import sys; from nbtext.model import Model; m = Model.load(sys.argv[1]); m.predict(['my parcel']); "
         "m.predict(['my parcel never arrived'] * 10_000); "
-        "print(sorted(n for n in ('scipy', 'sklearn', 'rich', 'joblib', 'multiprocessing', 'numpy.ma') if n in sys.modules))"
+        "print(sorted(n for n in ('scipy', 'sklearn', 'rich', 'joblib', 'multiprocessing', 'numpy.ma')"
+        " if n in sys.modules))"
     )
     import subprocess
 
@@ -225,6 +226,5 @@ def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(setti
     everything = count_features(features, dict(zip(trained.counts.terms, range(len(trained.counts.terms)))),
                                 n_known=len(trained.counts.terms))
     restricted, expected = trained.restrict(everything), trained.vectorize_features(features)
-    for name in ("indptr", "indices", "data"):
-        np.testing.assert_array_equal(getattr(restricted, name), getattr(expected, name))
+    assert_same_matrix(restricted, expected)
     assert restricted.n_features == expected.n_features == len(trained.terms)
