@@ -214,9 +214,249 @@ static PyObject *scan(PyObject *self, PyObject *args)
     return ok ? PyLong_FromSsize_t(found) : NULL;
 }
 
+/* The bigrams of the table: open-addressing slots of (first << 32 | second word number, column),
+ * column -1 where empty. */
+typedef struct {
+    uint64_t pair;
+    int64_t column;
+} PairSlot;
+
+static int pair_slots_of(Py_buffer *slots, PairSlot **out, uint64_t *mask)
+{
+    Py_ssize_t n = slots->len / (Py_ssize_t)sizeof(PairSlot);
+    if (slots->len % sizeof(PairSlot) || n == 0 || (n & (n - 1))) {
+        PyErr_SetString(PyExc_ValueError, "pair slots of the wrong size");
+        return -1;
+    }
+    *out = slots->buf;
+    *mask = (uint64_t)n - 1;
+    return 0;
+}
+
+static inline int64_t pair_column(const PairSlot *slots, uint64_t mask, uint64_t pair)
+{
+    for (uint64_t at = mix(pair) & mask;; at = (at + 1) & mask) {
+        if (slots[at].column < 0 || slots[at].pair == pair)
+            return slots[at].column;
+    }
+}
+
+PyDoc_STRVAR(build_pairs_doc, "build_pairs(pairs, columns, slots)\n\n"
+             "Put each (first << 32 | second) of pairs (uint64, distinct) with its column (int64,\n"
+             "at least 0) into slots (int64 (pair, column) pairs, a power of two of them above\n"
+             "the pairs' count, all -1).");
+
+static PyObject *build_pairs(PyObject *self, PyObject *args)
+{
+    Py_buffer pairs, columns, slots;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &pairs, &columns, &slots))
+        return NULL;
+    PairSlot *table;
+    uint64_t mask;
+    Py_ssize_t n = pairs.len / 8;
+    int ok = pair_slots_of(&slots, &table, &mask) == 0;
+    if (ok && (pairs.len % 8 || columns.len != pairs.len || (uint64_t)n > mask)) {
+        PyErr_SetString(PyExc_ValueError, "pairs and columns of the wrong size");
+        ok = 0;
+    }
+    const uint64_t *pair = pairs.buf;
+    const int64_t *column = columns.buf;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        if (column[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "a pair's column is negative");
+            ok = 0;
+        }
+    }
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        uint64_t at = mix(pair[i]) & mask;
+        while (table[at].column >= 0)
+            at = (at + 1) & mask;
+        table[at].pair = pair[i];
+        table[at].column = column[i];
+    }
+    PyBuffer_Release(&pairs);
+    PyBuffer_Release(&columns);
+    PyBuffer_Release(&slots);
+    return ok ? Py_NewRef(Py_None) : NULL;
+}
+
+/* Add one occurrence of column c to the document whose distinct columns so far end at
+ * indices[*end] (no branch: the column is written anyway, and kept if it is new). */
+static inline void add_column(int64_t c, int32_t *counts, int64_t *indices, Py_ssize_t *end)
+{
+    indices[*end] = c;
+    *end += counts[c]++ == 0;
+}
+
+/* A value of the batch on its way to its place: (document << column bits | column), count. */
+typedef struct {
+    uint64_t key;
+    double value;
+} Entry;
+
+/* Put each document's values (each document's in indices[indptr[d]:indptr[d + 1]]) in column
+ * order: a stable radix sort of the whole batch by (document, column), 11 bits a pass, which
+ * is a few passes over the values where sorting each document is a few comparisons per value.
+ * Returns -1 if out of memory. */
+static int sort_by_column(int64_t *indices, double *data, const int64_t *indptr, Py_ssize_t n_docs, Py_ssize_t n,
+                          Py_ssize_t n_columns)
+{
+    int column_bits = 0, key_bits;
+    while (column_bits < 63 && ((uint64_t)1 << column_bits) < (uint64_t)n_columns)
+        column_bits++;
+    for (key_bits = column_bits; key_bits < 64 && ((uint64_t)n_docs - 1) >> (key_bits - column_bits); key_bits++)
+        ;
+    Entry *entries = PyMem_RawMalloc(2 * (size_t)(n ? n : 1) * sizeof(Entry)), *other = entries + n;
+    Py_ssize_t *bucket = PyMem_RawMalloc(2048 * sizeof(Py_ssize_t));
+    if (entries == NULL || bucket == NULL) {
+        PyMem_RawFree(entries);
+        PyMem_RawFree(bucket);
+        return -1;
+    }
+    for (Py_ssize_t d = 0; d < n_docs; d++)
+        for (int64_t v = indptr[d]; v < indptr[d + 1]; v++)
+            entries[v] = (Entry){(uint64_t)d << column_bits | (uint64_t)indices[v], data[v]};
+    for (int shift = 0; shift < key_bits; shift += 11) {
+        memset(bucket, 0, 2048 * sizeof(Py_ssize_t));
+        for (Py_ssize_t v = 0; v < n; v++)
+            bucket[entries[v].key >> shift & 2047]++;
+        for (Py_ssize_t k = 0, at = 0; k < 2048; k++) {
+            Py_ssize_t size = bucket[k];
+            bucket[k] = at;
+            at += size;
+        }
+        for (Py_ssize_t v = 0; v < n; v++)
+            other[bucket[entries[v].key >> shift & 2047]++] = entries[v];
+        Entry *t = entries;
+        entries = other;
+        other = t;
+    }
+    const uint64_t column_mask = ((uint64_t)1 << column_bits) - 1;
+    for (Py_ssize_t v = 0; v < n; v++) {
+        indices[v] = (int64_t)(entries[v].key & column_mask);
+        data[v] = entries[v].value;
+    }
+    PyMem_RawFree(entries < other ? entries : other);
+    PyMem_RawFree(bucket);
+    return 0;
+}
+
+PyDoc_STRVAR(count_doc, "count(numbers, rows, dropped, unigram, pair_slots, ngrams, n_columns, indptr, indices, data)"
+             " -> n\n\n"
+             "Count the columns of each document, given each token's word number (-1: unknown) and\n"
+             "document in order (int64 numbers and rows, as scan writes them): a kept word's unigram\n"
+             "column (int64 by word number, -1: none) where ngrams is 1 or 3, and the column of\n"
+             "each pair of known words next to each other (pair_slots, as build_pairs fills them)\n"
+             "where ngrams is 2 or 3. Words marked in dropped (one byte each) are taken out first.\n"
+             "Writes the CSR indptr (n_docs + 1), indices (int64, sorted in each row) and data\n"
+             "(float64); indices and data must hold twice as many values as there are tokens.\n"
+             "Returns how many values were written.");
+
+static PyObject *count(PyObject *self, PyObject *args)
+{
+    Py_buffer numbers, rows, dropped, unigram, pair_slots, indptr, indices, data;
+    int ngrams;
+    Py_ssize_t n_columns;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*inw*w*w*", &numbers, &rows, &dropped, &unigram, &pair_slots, &ngrams,
+                          &n_columns, &indptr, &indices, &data))
+        return NULL;
+    PairSlot *pairs;
+    uint64_t mask;
+    Py_ssize_t n = numbers.len / 8, n_words = unigram.len / 8, n_docs = indptr.len / 8 - 1, written = 0;
+    int ok = pair_slots_of(&pair_slots, &pairs, &mask) == 0;
+    if (ok && (numbers.len % 8 || rows.len != numbers.len || unigram.len % 8 || dropped.len != n_words
+               || indptr.len % 8 || n_docs < 0 || indices.len < 16 * n || data.len < 16 * n || ngrams < 1
+               || ngrams > 3 || n_columns < 0 || n_columns > INT32_MAX || n > INT32_MAX)) {
+        PyErr_SetString(PyExc_ValueError, "count arrays of the wrong size");
+        ok = 0;
+    }
+    /* Everything read by index is checked once, here: the word numbers and documents of the
+     * tokens, and the unigram columns. Pair slots are written only by build_pairs; a pair's
+     * column is checked when it is found. */
+    const int64_t *number = numbers.buf, *row = rows.buf, *column_of = unigram.buf;
+    const uint8_t *is_dropped = dropped.buf;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        if (number[i] < -1 || number[i] >= n_words || row[i] < (i ? row[i - 1] : 0) || row[i] >= n_docs) {
+            PyErr_SetString(PyExc_ValueError, "count: a word number or document out of range or order");
+            ok = 0;
+        }
+    }
+    for (Py_ssize_t w = 0; ok && w < n_words; w++) {
+        if (column_of[w] < -1 || column_of[w] >= n_columns) {
+            PyErr_SetString(PyExc_ValueError, "count: a unigram column out of range");
+            ok = 0;
+        }
+    }
+    int any_dropped = n_words > 0 && memchr(is_dropped, 1, (size_t)n_words) != NULL;
+    int32_t *counts = ok ? PyMem_RawCalloc(n_columns ? (size_t)n_columns : 1, sizeof(int32_t)) : NULL;
+    if (ok && counts == NULL) {
+        PyErr_NoMemory();
+        ok = 0;
+    }
+    int64_t bad_pair = -1;
+    if (ok) {
+        int64_t *ptr = indptr.buf, *column = indices.buf;
+        double *value = data.buf;
+        int sorted = 0;
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t i = 0;
+        ptr[0] = 0;
+        for (Py_ssize_t d = 0; d < n_docs && bad_pair < 0; d++) {
+            Py_ssize_t first = written;
+            int64_t previous = -1;
+            for (; i < n && row[i] == d; i++) {
+                int64_t word = number[i];
+                if ((ngrams & 2) && i + 8 < n)  /* the slot of a pair a few tokens on, to the cache */
+                    __builtin_prefetch(pairs + (mix((uint64_t)number[i + 7] << 32 | (uint64_t)number[i + 8]) & mask));
+                if (any_dropped && word >= 0 && is_dropped[word])
+                    continue;  /* out before the pairs are made: its neighbours pair up */
+                if ((ngrams & 1) && word >= 0 && column_of[word] >= 0)
+                    add_column(column_of[word], counts, column, &written);
+                if ((ngrams & 2) && word >= 0 && previous >= 0) {
+                    int64_t c = pair_column(pairs, mask, (uint64_t)previous << 32 | (uint64_t)word);
+                    if (c < -1 || c >= n_columns) {
+                        bad_pair = c;
+                        break;
+                    }
+                    if (c >= 0)
+                        add_column(c, counts, column, &written);
+                }
+                previous = word;
+            }
+            for (Py_ssize_t v = first; v < written; v++) {
+                value[v] = counts[column[v]];
+                counts[column[v]] = 0;
+            }
+            ptr[d + 1] = written;
+        }
+        if (bad_pair < 0)
+            sorted = sort_by_column(column, value, ptr, n_docs, written, n_columns) == 0;
+        Py_END_ALLOW_THREADS
+        PyMem_RawFree(counts);
+        if (bad_pair >= 0) {
+            PyErr_SetString(PyExc_ValueError, "count: a pair column out of range");
+            ok = 0;
+        } else if (!sorted) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
+    }
+    PyBuffer_Release(&numbers);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&dropped);
+    PyBuffer_Release(&unigram);
+    PyBuffer_Release(&pair_slots);
+    PyBuffer_Release(&indptr);
+    PyBuffer_Release(&indices);
+    PyBuffer_Release(&data);
+    return ok ? PyLong_FromSsize_t(written) : NULL;
+}
+
 static PyMethodDef methods[] = {
     {"build", build, METH_VARARGS, build_doc},
     {"scan", scan, METH_VARARGS, scan_doc},
+    {"build_pairs", build_pairs, METH_VARARGS, build_pairs_doc},
+    {"count", count, METH_VARARGS, count_doc},
     {NULL, NULL, 0, NULL},
 };
 

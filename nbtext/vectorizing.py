@@ -191,7 +191,9 @@ class WordTable:
         self._store_starts = np.zeros(0, dtype=np.int64)  # where each token number's bytes start
         self._pairs = _SortedMap()  # key of (first << 32 | second) -> column
         self._n_columns = 0
-        self._scanned: tuple[np.ndarray, np.ndarray] | None = None  # a fixed table's (lengths, slots) for C
+        # A fixed table's (lengths, slots) and pair slots, for the compiled scanner.
+        self._scanned: tuple[np.ndarray, np.ndarray] | None = None
+        self._pair_slots = np.zeros(0, dtype=np.int64)
 
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
@@ -212,7 +214,8 @@ class WordTable:
         table._unigram[inverse[alone]] = column[alone]
         firsts = np.flatnonzero(followed)
         pairs = inverse[firsts].astype(np.uint64) << np.uint64(32) | inverse[firsts + 1].astype(np.uint64)
-        table._pairs.add(_mix(pairs), column[firsts])
+        if _wordscan is None:  # else the compiled scanner's pair slots below hold them
+            table._pairs.add(_mix(pairs), column[firsts])
         if analyzer.stop_words:  # never among the terms, but they must still be dropped
             words = sorted(analyzer.stop_words)
             buffer, starts, lengths = _buffer_of_tokens(words)
@@ -224,9 +227,11 @@ class WordTable:
         if _wordscan is not None:
             lengths = table._token_lengths()
             # (tag, token number) pairs, under half of them used.
-            slots = np.full(2 << max(4, (2 * len(lengths)).bit_length()), -1, dtype=np.int64)
-            _wordscan.build(table._store, table._store_starts, lengths, slots)
-            table._scanned = lengths, slots
+            table._scanned = lengths, np.full(2 << max(4, (2 * len(lengths)).bit_length()), -1, dtype=np.int64)
+            _wordscan.build(table._store, table._store_starts, *table._scanned)
+            # (first << 32 | second, column) pairs, under three quarters of them used.
+            table._pair_slots = np.full(2 << max(4, (4 * len(pairs) // 3).bit_length()), -1, dtype=np.int64)
+            _wordscan.build_pairs(pairs, column[firsts], table._pair_slots)
         return table
 
     def _token_lengths(self) -> np.ndarray:
@@ -237,12 +242,18 @@ class WordTable:
         """Documents x columns counts of ``texts``."""
         if self._scanned is None:
             return self.count_tokens(self.tokens(texts))
-        # A fixed table, and the compiled scanner: the token numbers in one pass, in C.
+        # A fixed table, and the compiled scanner: the token numbers in one pass, then each
+        # document's columns counted in another, in C.
         buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
         numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
         n = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts, *self._scanned,
                            numbers, rows)
-        return self._count_numbers(numbers[:n], rows[:n], len(texts))
+        low, high = self.analyzer.ngram_range
+        indptr, indices, data = (np.empty(len(texts) + 1, np.int64), np.empty(2 * n, np.int64),
+                                 np.empty(2 * n, np.float64))
+        written = _wordscan.count(numbers[:n], rows[:n], self._dropped, self._unigram, self._pair_slots,
+                                  (low == 1) | (high == 2) << 1, self._n_columns, indptr, indices, data)
+        return CountMatrix(indptr, indices[:written], data[:written], self._n_columns)
 
     def tokens(self, texts: Sequence[str]) -> Tokens:
         """The tokens of ``texts``, found and keyed: the half of ``count`` that reads nothing
@@ -253,7 +264,10 @@ class WordTable:
         return Tokens(len(texts), buffer, starts, lengths, rows, *_distinct(buffer, starts, lengths))
 
     def count_tokens(self, found: Tokens) -> CountMatrix:
-        """Documents x columns counts of the texts ``found`` was made from."""
+        """Documents x columns counts of the texts ``found`` was made from (the numpy path; a
+        fixed table built for the compiled scanner counts with ``count`` only)."""
+        if self._scanned is not None:
+            raise TypeError("this word table keeps its bigrams for the compiled scanner: count with count()")
         return self._count_numbers(self._token_numbers(found), found.rows, found.n_texts)
 
     def _count_numbers(self, tokens: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:

@@ -14,7 +14,7 @@ from nbtext.counting import ClassCounts, CountMatrix, GrowingVocabulary, count_f
 from nbtext.errors import DataError
 from nbtext.readers import LabelledCorpus
 
-from .conftest import corpus_path
+from .conftest import corpus_path, needs_compiled
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +153,27 @@ def test_dot_equals_dense_product_across_blocks_and_empty_rows(rows, block, k):
         for column, count in entries:
             dense[i, column] = count
     weights = np.random.default_rng(len(rows)).normal(size=(k, 7))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(counting, "DOT_BLOCK", block)  # blocks of a few values: many block edges
-        product = CountMatrix.coerce(dense).dot_by_feature(weights.T)
-    np.testing.assert_allclose(product, dense @ weights.T, atol=1e-12)
+    for compiled in {counting._sparsedot, None}:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(counting, "_sparsedot", compiled)
+            patch.setattr(counting, "DOT_BLOCK", block)  # blocks of a few values: many block edges
+            product = CountMatrix.coerce(dense).dot_by_feature(weights.T)
+        np.testing.assert_allclose(product, dense @ weights.T, atol=1e-12)
+
+
+@needs_compiled(counting._sparsedot, "sparse product")
+def test_the_compiled_product_checks_what_it_reads():
+    """Called with a column outside the weights, or rows past the values, it raises, not reads."""
+    matrix = CountMatrix.coerce(np.array([[0, 2, 0], [1, 0, 3]]))
+    weights, out = np.ones((3, 2)), np.zeros((2, 2))
+    counting._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out)
+    assert out.tolist() == [[2.0, 2.0], [4.0, 4.0]]
+    with pytest.raises(IndexError, match="column 2, outside 2 features"):
+        counting._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights[:2], 2, out)
+    with pytest.raises(ValueError, match="wrong size"):
+        counting._sparsedot.dot(matrix.indptr + 1, matrix.indices, matrix.data, weights, 2, out)
+    with pytest.raises(ValueError, match="wrong size"):
+        counting._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out[:1])
 
 
 def test_stop_words_from_a_file(tmp_path):

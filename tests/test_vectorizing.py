@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from nbtext import vectorizing
+from nbtext import counting, vectorizing
 from nbtext.analysis import Analyzer
 from nbtext.counting import GrowingVocabulary, count_features
 from nbtext.model import Model
@@ -19,7 +18,7 @@ from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
 from nbtext.vectorizing import TokenClash, Vectorizer, WordTable, WordVocabulary
 
-from .conftest import assert_same_matrix, corpus_path
+from .conftest import assert_same_matrix, corpus_path, needs_compiled
 
 ANALYZERS = {
     "words": Analyzer(),
@@ -105,14 +104,20 @@ def test_threads_score_a_large_input_exactly_as_one_thread(mail_and_news):
     np.testing.assert_array_equal(threaded, model.predict_log_proba(texts))
 
 
+needs_product = needs_compiled(counting._sparsedot, "sparse product")
+
+
 @pytest.mark.parametrize("settings", [
     {"variant": "multinomial"}, {"variant": "bernoulli"}, {"variant": "complement", "norm": True, "idf": True},
 ])
-def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, settings):
+@pytest.mark.parametrize("product", [pytest.param("compiled", marks=needs_product), "numpy"])
+def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, settings, product, monkeypatch):
     """A model computes a word's weights when a batch first needs them and keeps them, so a
     score must not depend on which other words were computed with it. Real mail and news on
     fresh models: all at once on two threads, batch by batch, one at a time, and a one-word
-    message before and after a big batch all score the same bits."""
+    message before and after a big batch all score the same bits, whichever sums the weights."""
+    if product == "numpy":
+        monkeypatch.setattr(counting, "_sparsedot", None)
     training = [t for batch in mail_and_news[1::2] for t in batch]
     # 20 classes: numpy sums more than 8 numbers pairwise, so a total over the classes can
     # differ in its last bit depending on how it was asked for.
@@ -143,6 +148,22 @@ def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, se
         np.testing.assert_array_equal(rows[slots[columns]], model.core._jll_weights(columns).T)
 
 
+@needs_product
+def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_news, monkeypatch):
+    """The compiled sum of a document's weights agrees with numpy's to rounding (each adds in
+    its own order) on real mail and news, for 20 classes, and picks the same labels."""
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    model = train([_doc(t, str(i % 20)) for i, t in enumerate(training)])
+    texts = [t for batch in mail_and_news[::2] for t in batch]
+    compiled = model.predict_log_proba(texts)
+    monkeypatch.setattr(counting, "_sparsedot", None)
+    with_numpy = model.predict_log_proba(texts)
+    # A long message's scores are sums of ~100,000 products: rounding differs in the 11th digit.
+    np.testing.assert_allclose(compiled, with_numpy, rtol=1e-10, atol=1e-8)
+    assert (compiled.argmax(axis=1) == with_numpy.argmax(axis=1)).all()
+    assert len(set(compiled.argmax(axis=1))) >= 15  # most classes win somewhere
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     texts=st.lists(
@@ -171,13 +192,20 @@ def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts):
     bigrams = [f"{a} {b}" for a, b in zip(terms, terms[1:])]
     vocabulary = sorted(set(terms[::2] + bigrams[::2]))  # unigrams missing under kept bigrams
     expected = count_features([analyzer(t) for t in texts], dict(zip(vocabulary, range(len(vocabulary)))))
-    table = WordTable.for_terms(analyzer, vocabulary)
-    for got in (table.count(texts), table.count_tokens(table.tokens(texts))):  # compiled scanner, numpy
-        assert_same_matrix(got, expected)
+    for table in (WordTable.for_terms(analyzer, vocabulary), numpy_table(analyzer, vocabulary)):
+        assert_same_matrix(table.count(texts), expected)
 
 
-needs_scanner = pytest.mark.skipif(vectorizing._wordscan is None and not os.environ.get("CI"),
-                                   reason="nbtext was installed without a C compiler: no compiled word scanner")
+def numpy_table(analyzer: Analyzer, terms: list[str]) -> WordTable:
+    """The fixed table of ``terms`` as nbtext builds it without the compiled scanner."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectorizing, "_wordscan", None)
+        table = WordTable.for_terms(analyzer, terms)
+    assert table._scanned is None
+    return table
+
+
+needs_scanner = needs_compiled(vectorizing._wordscan, "word scanner")
 
 
 @needs_scanner
@@ -189,12 +217,12 @@ def test_the_compiled_scanner_counts_what_numpy_counts_on_real_text(mail_and_new
     vocabulary = GrowingVocabulary()
     for texts in mail_and_news[1::2]:
         count_features([analyzer(t) for t in texts], vocabulary)
-    table = WordTable.for_terms(analyzer, sorted(vocabulary))
+    table, with_numpy = WordTable.for_terms(analyzer, sorted(vocabulary)), numpy_table(analyzer, sorted(vocabulary))
     assert table._scanned is not None
     found = 0
     for texts in mail_and_news[::2]:
         compiled = table.count(texts)
-        assert_same_matrix(compiled, table.count_tokens(table.tokens(texts)))
+        assert_same_matrix(compiled, with_numpy.count(texts))
         found += compiled.data.sum()
     assert found > 50_000
 
@@ -216,6 +244,32 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     assert rows[:n].tolist() == [0, 0, 1, 1]
     with pytest.raises(ValueError, match="wrong size"):  # slots must be a power of two
         scan(table._scanned[0], table._scanned[1][:-2], numbers, rows)
+
+
+@needs_scanner
+def test_the_compiled_counter_checks_what_it_reads():
+    """Called directly: a pair of known words makes a bigram, an unknown word between two
+    parts them, each row comes out sorted; word numbers or documents out of range or order,
+    and too little room, raise instead of reading or writing past an array."""
+    table = WordTable.for_terms(Analyzer(ngram_range=(1, 2)), ["ab", "ab cd", "cd"])
+    ab, cd = table.strings.index("ab"), table.strings.index("cd")
+
+    def count(numbers, rows, room=None):
+        n = len(numbers)
+        indptr, indices = np.empty(max(rows) + 2, dtype=np.int64), np.empty(room or 2 * n, dtype=np.int64)
+        data = np.empty(room or 2 * n)
+        written = vectorizing._wordscan.count(np.array(numbers, dtype=np.int64), np.array(rows, dtype=np.int64),
+                                              table._dropped, table._unigram, table._pair_slots, 3,
+                                              table._n_columns, indptr, indices, data)
+        return indptr.tolist(), indices[:written].tolist(), data[:written].tolist()
+
+    assert count([cd, ab, cd, -1, ab, ab, -1, cd], [0, 0, 0, 0, 0, 1, 1, 1]) == (
+        [0, 3, 5], [0, 1, 2, 0, 2], [2.0, 1.0, 2.0, 1.0, 1.0])
+    for numbers, rows in [([ab, len(table.strings)], [0, 0]), ([ab, -2], [0, 0]), ([ab, cd], [1, 0])]:
+        with pytest.raises(ValueError, match="out of range or order"):
+            count(numbers, rows)
+    with pytest.raises(ValueError, match="wrong size"):
+        count([ab, cd], [0, 0], room=3)
 
 
 def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_news, monkeypatch):
