@@ -1,13 +1,17 @@
-/* The word scanner of a fixed word table (vectorizing.WordTable): one pass over a batch's
- * byte buffer that finds every run of two or more word bytes and looks its bytes up in an
- * open-addressing hash table of the model's words, byte for byte (two words never merge).
+/* The compiled side of a fixed word table (vectorizing.WordTable, a model's words):
+ * - intern numbers the words of the model's terms and fills an open-addressing hash table
+ *   of them;
+ * - scan makes one pass over a batch's byte buffer that finds every run of two or more word
+ *   bytes and looks its bytes up in that table, byte for byte (two words never merge);
+ * - count turns each document's word numbers into its unigram and bigram columns (a second
+ *   hash table, filled by build_pairs) and counts them, each row sorted.
  *
- * The numpy path does the same in about ten passes over arrays as long as the batch's tokens
- * (find the runs, key them, sort the keys, search the model's keys); this is the one place
- * where per-token work in C pays. Everything else (the columns, bigrams, counts) stays in
- * numpy. The arrays come from vectorizing.py, which makes them with these types (int64, uint8);
- * their sizes are checked here. The loops release the interpreter lock, so threads scan blocks
- * side by side.
+ * The numpy path does the same in about twenty passes over arrays as long as the batch's
+ * tokens (find the runs, key them, sort the keys, search the model's keys, then the pairs and
+ * a sort of the batch's (row, column) keys); per-token work is where C pays. The arrays come
+ * from vectorizing.py, which makes them with these types (int64, uint8); their sizes and the
+ * values used as indices are checked here. The loops release the interpreter lock, so
+ * threads work on blocks side by side.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -107,35 +111,69 @@ static int table_of(Table *t, Py_buffer *store, Py_buffer *starts, Py_buffer *le
     return 0;
 }
 
-PyDoc_STRVAR(build_doc, "build(store, starts, lengths, slots)\n\n"
-             "Put word numbers 0..n-1 into slots (int64 (tag, word) pairs, a power of two of them\n"
-             "above n, all -1).");
+PyDoc_STRVAR(intern_doc, "intern(buffer, starts, lengths, slots, numbers, firsts) -> n\n\n"
+             "Number the distinct words among the spans buffer[starts[i]:starts[i] + lengths[i]]\n"
+             "(int64) in order of first appearance: numbers[i] is span i's word, firsts[w] the\n"
+             "first span of word w (int64, as many as the spans). slots (int64 (tag, word) pairs,\n"
+             "a power of two of them, all -1) end up as scan reads them. Returns how many words\n"
+             "there are, or -1 if they would fill more than half the slots (call again with\n"
+             "more).");
 
-static PyObject *build(PyObject *self, PyObject *args)
+static PyObject *intern(PyObject *self, PyObject *args)
 {
-    Py_buffer store, starts, lengths, slots;
-    if (!PyArg_ParseTuple(args, "y*y*y*w*", &store, &starts, &lengths, &slots))
+    Py_buffer buffer, starts, lengths, slots, numbers, firsts;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*", &buffer, &starts, &lengths, &slots, &numbers, &firsts))
         return NULL;
-    Table t;
-    int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
+    Py_ssize_t n = starts.len / 8, n_slots = slots.len / (Py_ssize_t)sizeof(Slot), n_words = 0;
+    const int64_t *start = starts.buf, *length = lengths.buf;
+    int ok = !(starts.len % 8 || lengths.len != starts.len || numbers.len != starts.len || firsts.len != starts.len
+               || slots.len % sizeof(Slot) || n_slots < 2 || (n_slots & (n_slots - 1)));
+    if (!ok)
+        PyErr_SetString(PyExc_ValueError, "intern: arrays of the wrong size");
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        if (start[i] < 0 || length[i] < 1 || start[i] + length[i] > buffer.len) {
+            PyErr_SetString(PyExc_ValueError, "intern: a span lies outside the buffer");
+            ok = 0;
+        }
+    }
     if (ok) {
-        Py_ssize_t n_words = starts.len / 8;
+        const uint8_t *text = buffer.buf;
+        Slot *slot = slots.buf;
+        int64_t *number = numbers.buf, *first = firsts.buf;
+        const uint64_t mask = (uint64_t)n_slots - 1;
         Py_BEGIN_ALLOW_THREADS
-        for (int64_t word = 0; word < n_words; word++) {
-            uint64_t tag = tag_of(t.store + t.starts[word], t.lengths[word], store.len - t.starts[word]);
-            uint64_t at = mix(tag) & t.mask;
-            while (t.slots[at].word >= 0)
-                at = (at + 1) & t.mask;
-            t.slots[at].tag = tag;
-            t.slots[at].word = word;
+        for (Py_ssize_t i = 0; i < n && n_words >= 0; i++) {
+            const uint8_t *p = text + start[i];
+            Py_ssize_t size = length[i];
+            uint64_t tag = tag_of(p, size, buffer.len - start[i]), at = mix(tag) & mask;
+            for (;; at = (at + 1) & mask) {
+                int64_t word = slot[at].word;
+                if (word < 0 && 2 * (n_words + 1) > n_slots) {
+                    n_words = -1;  /* full */
+                    break;
+                }
+                if (word < 0) {
+                    slot[at].tag = tag;
+                    slot[at].word = word = n_words++;
+                    first[word] = i;
+                } else if (slot[at].tag != tag
+                           || (size > 8 && (length[first[word]] != size
+                                            || memcmp(text + start[first[word]], p, (size_t)size) != 0))) {
+                    continue;
+                }
+                number[i] = word;
+                break;
+            }
         }
         Py_END_ALLOW_THREADS
     }
-    PyBuffer_Release(&store);
+    PyBuffer_Release(&buffer);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&lengths);
     PyBuffer_Release(&slots);
-    return ok ? Py_NewRef(Py_None) : NULL;
+    PyBuffer_Release(&numbers);
+    PyBuffer_Release(&firsts);
+    return ok ? PyLong_FromSsize_t(n_words) : NULL;
 }
 
 /* Record the run text[start:end]: its word number and its document. */
@@ -453,7 +491,7 @@ static PyObject *count(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"build", build, METH_VARARGS, build_doc},
+    {"intern", intern, METH_VARARGS, intern_doc},
     {"scan", scan, METH_VARARGS, scan_doc},
     {"build_pairs", build_pairs, METH_VARARGS, build_pairs_doc},
     {"count", count, METH_VARARGS, count_doc},

@@ -183,7 +183,7 @@ class WordTable:
         self.vocabulary = vocabulary
         if vocabulary is not None:
             vocabulary.table = self
-        self.strings: list[str] = []
+        self.strings: list[str] = []  # each token number's string, in a growing table only
         self._tokens = _SortedMap()  # token key -> token number
         self._unigram = np.zeros(0, dtype=np.int64)  # column of each token number, or -1
         self._dropped = np.zeros(0, dtype=bool)  # stop words, by token number
@@ -206,33 +206,59 @@ class WordTable:
         spaces = blob == 32
         if len(starts) != len(terms) + spaces.sum() or not (_WORD_BYTE[blob] | spaces | (blob == 10)).all():
             raise TokenClash  # not terms this path makes: leave them to the plain path
-        unique, first, inverse = _distinct(buffer, starts, lengths)
-        table._add_tokens(unique, buffer, starts[first], lengths[first])  # numbered as ``unique``
         column = np.searchsorted(np.flatnonzero(blob == 10), starts)  # the term each word is in
         followed = buffer[starts + lengths] == 32
         alone = ~followed & ~np.concatenate([[False], followed[:-1]])
+        inverse = table._add_words(buffer, starts, lengths, int(alone.sum()))
         table._unigram[inverse[alone]] = column[alone]
         firsts = np.flatnonzero(followed)
         pairs = inverse[firsts].astype(np.uint64) << np.uint64(32) | inverse[firsts + 1].astype(np.uint64)
-        if _wordscan is None:  # else the compiled scanner's pair slots below hold them
-            table._pairs.add(_mix(pairs), column[firsts])
-        if analyzer.stop_words:  # never among the terms, but they must still be dropped
-            words = sorted(analyzer.stop_words)
-            buffer, starts, lengths = _buffer_of_tokens(words)
-            keys = _keys(buffer, starts, lengths)
-            if (table._tokens.get(keys) >= 0).any() or len(np.unique(keys)) < len(keys):
-                raise TokenClash
-            table._add_tokens(keys, buffer, starts, lengths)
         table._n_columns = len(terms)
-        if _wordscan is not None:
-            lengths = table._token_lengths()
-            # (tag, token number) pairs, under half of them used.
-            table._scanned = lengths, np.full(2 << max(4, (2 * len(lengths)).bit_length()), -1, dtype=np.int64)
-            _wordscan.build(table._store, table._store_starts, *table._scanned)
+        if _wordscan is None:
+            table._pairs.add(_mix(pairs), column[firsts])
+        else:
             # (first << 32 | second, column) pairs, under three quarters of them used.
             table._pair_slots = np.full(2 << max(4, (4 * len(pairs) // 3).bit_length()), -1, dtype=np.int64)
             _wordscan.build_pairs(pairs, column[firsts], table._pair_slots)
         return table
+
+    def _add_words(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray, guess: int) -> np.ndarray:
+        """Number a fixed table's words (the spans of ``buffer``, about ``guess`` distinct
+        ones), then the analyzer's stop words, to be dropped; the number of each span."""
+        stop_words = sorted(word for word in self.analyzer.stop_words or () if word)
+        if _wordscan is None:
+            unique, first, inverse = _distinct(buffer, starts, lengths)
+            self._add_tokens(unique, buffer, starts[first], lengths[first])  # numbered as ``unique``
+            if stop_words:  # never among the terms, but they must still be dropped
+                buffer, starts, lengths = _buffer_of_tokens(stop_words)
+                keys = _keys(buffer, starts, lengths)
+                if (self._tokens.get(keys) >= 0).any() or len(np.unique(keys)) < len(keys):
+                    raise TokenClash
+                self._add_tokens(keys, buffer, starts, lengths, stop_words=True)
+            return inverse
+        # In C, in one pass that also fills the scanner's slots: the words numbered in order
+        # of first appearance, the stop words after them, from one buffer.
+        n_spans = len(starts)
+        stop_buffer, stop_starts, stop_lengths = _buffer_of_tokens(stop_words)
+        starts = np.concatenate([starts, len(buffer) + stop_starts])
+        buffer, lengths = np.concatenate([buffer, stop_buffer]), np.concatenate([lengths, stop_lengths])
+        numbers, firsts = np.empty(len(starts), dtype=np.int64), np.empty(len(starts), dtype=np.int64)
+        n_words, capacity = -1, guess + len(stop_words)
+        while n_words < 0:  # slots (tag, word number) pairs, under half of them used
+            slots = np.full(2 << max(4, (2 * capacity).bit_length()), -1, dtype=np.int64)
+            n_words = _wordscan.intern(buffer, starts, lengths, slots, numbers, firsts)
+            capacity *= 2
+        if (firsts[numbers[n_spans:]] < n_spans).any():
+            raise TokenClash  # a stop word among the terms: not terms this path makes
+        firsts = firsts[:n_words]
+        self._store = np.concatenate([_spans_joined(buffer, starts[firsts], lengths[firsts]),
+                                      np.zeros(_PAD, np.uint8)])
+        self._store_starts = np.cumsum(lengths[firsts] + 1) - (lengths[firsts] + 1)
+        self._scanned = lengths[firsts], slots
+        self._dropped = np.zeros(n_words, dtype=bool)
+        self._dropped[numbers[n_spans:]] = True
+        self._unigram = np.full(n_words, -1, dtype=np.int64)
+        return numbers[:n_spans]
 
     def _token_lengths(self) -> np.ndarray:
         """The length in bytes of each token number."""
@@ -309,20 +335,25 @@ class WordTable:
         return numbers[found.inverse]
 
     def _add_tokens(self, keys: np.ndarray, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
-                    ) -> np.ndarray:
-        """Number new tokens (none known yet, keys distinct); give each its unigram column."""
-        strings, joined = _strings(buffer, starts, lengths)
-        numbers = np.arange(len(self.strings), len(self.strings) + len(strings), dtype=np.int64)
-        self.strings += strings
+                    *, stop_words: bool = False) -> np.ndarray:
+        """Number new tokens (none known yet, keys distinct); give each its unigram column.
+        A growing table keeps each as a string too (its vocabulary's terms are made of them)
+        and drops those among the analyzer's stop words; a fixed table makes no string and
+        drops them all if ``stop_words``."""
+        if self.vocabulary is not None:
+            strings, joined = _strings(buffer, starts, lengths)
+            self.strings += strings
+        else:
+            joined = _spans_joined(buffer, starts, lengths)
+        numbers = np.arange(len(self._store_starts), len(self._store_starts) + len(starts), dtype=np.int64)
         self._store_starts = np.concatenate([self._store_starts, len(self._store) - _PAD + np.cumsum(lengths + 1)
                                              - (lengths + 1)])
         self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
         self._tokens.add(keys, numbers)
-        stop_words = self.analyzer.stop_words
-        dropped = np.zeros(len(strings), dtype=bool)
-        if stop_words:
-            dropped[:] = [s in stop_words for s in strings]
-        unigram = np.full(len(strings), -1, dtype=np.int64)
+        dropped = np.full(len(starts), stop_words)
+        if self.vocabulary is not None and self.analyzer.stop_words:
+            dropped[:] = [s in self.analyzer.stop_words for s in strings]
+        unigram = np.full(len(starts), -1, dtype=np.int64)
         if self.vocabulary is not None and self.analyzer.ngram_range[0] == 1:
             kept = numbers[~dropped]
             unigram[~dropped] = self.vocabulary.add(kept, np.full(len(kept), _NO_TOKEN, dtype=np.int64))

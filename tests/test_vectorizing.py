@@ -196,6 +196,12 @@ def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts):
         assert_same_matrix(table.count(texts), expected)
 
 
+def words_of(table: WordTable) -> list[str]:
+    """A fixed table's words by number (it keeps them as bytes only)."""
+    return [bytes(table._store[start:start + length]).decode() for start, length
+            in zip(table._store_starts, table._token_lengths())]
+
+
 def numpy_table(analyzer: Analyzer, terms: list[str]) -> WordTable:
     """The fixed table of ``terms`` as nbtext builds it without the compiled scanner."""
     with pytest.MonkeyPatch.context() as patch:
@@ -240,7 +246,7 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing._WORD_BYTE_U8,
                              np.array([0, 18], dtype=np.int64), table._store, table._store_starts)
     n = scan(*table._scanned, numbers, rows)
-    assert [table.strings[i] if i >= 0 else None for i in numbers[:n]] == ["cd", "encyclopedia", None, "ab"]
+    assert [words_of(table)[i] if i >= 0 else None for i in numbers[:n]] == ["cd", "encyclopedia", None, "ab"]
     assert rows[:n].tolist() == [0, 0, 1, 1]
     with pytest.raises(ValueError, match="wrong size"):  # slots must be a power of two
         scan(table._scanned[0], table._scanned[1][:-2], numbers, rows)
@@ -252,7 +258,8 @@ def test_the_compiled_counter_checks_what_it_reads():
     parts them, each row comes out sorted; word numbers or documents out of range or order,
     and too little room, raise instead of reading or writing past an array."""
     table = WordTable.for_terms(Analyzer(ngram_range=(1, 2)), ["ab", "ab cd", "cd"])
-    ab, cd = table.strings.index("ab"), table.strings.index("cd")
+    words = words_of(table)
+    ab, cd = words.index("ab"), words.index("cd")
 
     def count(numbers, rows, room=None):
         n = len(numbers)
@@ -265,7 +272,7 @@ def test_the_compiled_counter_checks_what_it_reads():
 
     assert count([cd, ab, cd, -1, ab, ab, -1, cd], [0, 0, 0, 0, 0, 1, 1, 1]) == (
         [0, 3, 5], [0, 1, 2, 0, 2], [2.0, 1.0, 2.0, 1.0, 1.0])
-    for numbers, rows in [([ab, len(table.strings)], [0, 0]), ([ab, -2], [0, 0]), ([ab, cd], [1, 0])]:
+    for numbers, rows in [([ab, len(words)], [0, 0]), ([ab, -2], [0, 0]), ([ab, cd], [1, 0])]:
         with pytest.raises(ValueError, match="out of range or order"):
             count(numbers, rows)
     with pytest.raises(ValueError, match="wrong size"):
@@ -314,14 +321,32 @@ def test_a_stream_of_batches_is_counted_as_batch_by_batch(mail_and_news):
     assert list(streamed.vocabulary) == list(one_by_one.vocabulary)
 
 
-def test_a_clash_among_a_models_words_keeps_the_plain_path(monkeypatch):
+@pytest.mark.parametrize("scanner", [pytest.param("compiled", marks=needs_scanner), "numpy"])
+def test_a_clash_among_a_models_words(monkeypatch, scanner):
+    """Every long word keyed alike: numpy's table cannot tell the model's words apart and
+    leaves them to the plain path; the compiled scanner, which keys no word and checks long
+    ones byte for byte, builds its table. Either way the scores are the plain path's."""
+    if scanner == "numpy":
+        monkeypatch.setattr(vectorizing, "_wordscan", None)
     monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
     texts = ["the encyclopedia of everything", "an encyclopaedic everything"] * 50
     model = train([_doc(t, label) for t, label in zip(texts, "ab" * 50)], settings={"min_df": 1})
     scores = model.predict_log_proba(texts)
-    assert model._word_table is None and not model._table_possible
+    assert (model._word_table is None) == (scanner == "numpy") == (not model._table_possible)
     plain = model.vectorize_features([model.analyzer(t) for t in texts])
     np.testing.assert_array_equal(scores, model.core.predict_log_proba(plain))
+
+
+@pytest.mark.parametrize("scanner", [pytest.param("compiled", marks=needs_scanner), "numpy"])
+def test_a_fixed_table_drops_stop_words_and_refuses_terms_made_of_them(monkeypatch, scanner):
+    if scanner == "numpy":
+        monkeypatch.setattr(vectorizing, "_wordscan", None)
+    analyzer = Analyzer(ngram_range=(1, 2), stop_words=frozenset({"of", "the"}))
+    table = WordTable.for_terms(analyzer, ["encyclopedia", "encyclopedia everything", "everything"])
+    counted = table.count(["the encyclopedia of everything", "of the"])
+    assert counted.indptr.tolist() == [0, 3, 3] and counted.indices.tolist() == [0, 1, 2]
+    with pytest.raises(TokenClash):  # a model trained without stop words has none among its terms
+        WordTable.for_terms(analyzer, ["encyclopedia", "the"])
 
 
 def test_documents_must_be_text():
