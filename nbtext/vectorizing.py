@@ -198,7 +198,8 @@ class WordTable:
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
         """A fixed table whose columns are the positions of ``terms`` (a model's kept terms,
-        each a word or two words and a space), read from their packed bytes with numpy."""
+        each a word or two words and a space), read from their packed bytes with numpy, its
+        words numbered in C where the compiled scanner is (see ``_add_words``)."""
         table = cls(analyzer)
         blob = pack_terms(terms)
         buffer = np.concatenate([blob, np.zeros(_PAD, dtype=np.uint8)])
