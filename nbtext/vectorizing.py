@@ -295,10 +295,7 @@ class WordTable:
         fixed table built for the compiled scanner counts with ``count`` only)."""
         if self._scanned is not None:
             raise TypeError("this word table keeps its bigrams for the compiled scanner: count with count()")
-        return self._count_numbers(self._token_numbers(found), found.rows, found.n_texts)
-
-    def _count_numbers(self, tokens: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
-        """Documents x columns counts of ``n_texts`` texts, given each token's number and text (row)."""
+        tokens, rows = self._token_numbers(found), found.rows
         known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
         dropped = np.zeros(len(tokens), dtype=bool)
         dropped[known] = self._dropped[tokens[known]]
@@ -316,7 +313,7 @@ class WordTable:
         ids, id_rows = np.concatenate(columns), np.concatenate(column_rows)
         counted = ids >= 0
         n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
-        return count_matrix(id_rows[counted], ids[counted], n_texts, n_columns)
+        return count_matrix(id_rows[counted], ids[counted], found.n_texts, n_columns)
 
     # --- tokens ----------------------------------------------------------------------------
 
