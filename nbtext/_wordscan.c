@@ -1,10 +1,14 @@
-/* The compiled side of a fixed word table (vectorizing.WordTable, a model's words):
+/* The compiled side of a word table (vectorizing.WordTable), fixed (a model's words) or
+ * growing (training):
  * - intern numbers the words of the model's terms and fills an open-addressing hash table
  *   of them;
  * - scan makes one pass over a batch's byte buffer that finds every run of two or more word
- *   bytes and looks its bytes up in that table, byte for byte (two words never merge);
+ *   bytes and looks its bytes up in that table, byte for byte (two words never merge); a
+ *   growing table takes in the words it lacks;
  * - count turns each document's word numbers into its unigram and bigram columns (a second
- *   hash table, filled by build_pairs) and counts them, each row sorted.
+ *   hash table, filled by build_pairs) and counts them, each row sorted; a growing table
+ *   gives a new pair the next column;
+ * - sort_words puts a growing table's words in order, for writing its terms out sorted.
  *
  * The numpy path does the same in about twenty passes over arrays as long as the batch's
  * tokens (find the runs, key them, sort the keys, search the model's keys, then the pairs and
@@ -72,19 +76,44 @@ typedef struct {
     const int64_t *lengths;
     Slot *slots;
     uint64_t mask;
+    /* A growing table (training): a run not in the table joins it, numbered after the n_known
+     * words of the store, its (start, length) in the batch kept in added, room for `room`. */
+    int growing;
+    Py_ssize_t n_known, n_added, room;
+    const uint8_t *batch;
+    int64_t *added;
 } Table;
 
-static int64_t find(const Table *t, const uint8_t *p, Py_ssize_t n, Py_ssize_t room)
+#define FULL (-2)
+
+/* Whether word w of the table is the n bytes at p. */
+static inline int same_word(const Table *t, int64_t w, const uint8_t *p, Py_ssize_t n)
+{
+    if (w < t->n_known)
+        return t->lengths[w] == n && memcmp(t->store + t->starts[w], p, (size_t)n) == 0;
+    const int64_t *span = t->added + 2 * (w - t->n_known);
+    return span[1] == n && memcmp(t->batch + span[0], p, (size_t)n) == 0;
+}
+
+/* The number of the word at p (n bytes, room to read): -1 if a fixed table lacks it; a
+ * growing one adds it, or returns FULL where it has no room left. */
+static int64_t find(Table *t, const uint8_t *p, Py_ssize_t n, Py_ssize_t room)
 {
     uint64_t tag = tag_of(p, n, room), at = mix(tag) & t->mask;
-    const Slot *slot;
+    Slot *slot;
     while ((slot = t->slots + at)->word >= 0) {
-        if (slot->tag == tag
-            && (n <= 8 || (t->lengths[slot->word] == n && memcmp(t->store + t->starts[slot->word], p, (size_t)n) == 0)))
+        if (slot->tag == tag && (n <= 8 || same_word(t, slot->word, p, n)))
             return slot->word;
         at = (at + 1) & t->mask;
     }
-    return -1;
+    if (!t->growing)
+        return -1;
+    if (t->n_added == t->room)
+        return FULL;
+    t->added[2 * t->n_added] = p - t->batch;
+    t->added[2 * t->n_added + 1] = n;
+    slot->tag = tag;
+    return slot->word = t->n_known + t->n_added++;
 }
 
 /* The table's views, checked for size: word numbers index starts and lengths, every word lies
@@ -102,6 +131,8 @@ static int table_of(Table *t, Py_buffer *store, Py_buffer *starts, Py_buffer *le
     t->lengths = lengths->buf;
     t->slots = slots->buf;
     t->mask = (uint64_t)n_slots - 1;
+    t->n_known = n_words;
+    t->growing = 0;
     for (Py_ssize_t i = 0; i < n_words; i++) {
         if (t->starts[i] < 0 || t->lengths[i] < 0 || t->starts[i] + t->lengths[i] > store->len) {
             PyErr_SetString(PyExc_ValueError, "a word lies outside the store");
@@ -176,37 +207,47 @@ static PyObject *intern(PyObject *self, PyObject *args)
     return ok ? PyLong_FromSsize_t(n_words) : NULL;
 }
 
-/* Record the run text[start:end]: its word number and its document. */
-static inline Py_ssize_t emit(const Table *t, const uint8_t *text, Py_ssize_t n_text, Py_ssize_t start,
-                              Py_ssize_t end, const int64_t *doc, Py_ssize_t n_docs, Py_ssize_t *d, int64_t *number,
-                              int64_t *row, Py_ssize_t found)
+/* Record the run text[start:end]: its word number and its document; -1 if the table is full. */
+static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, Py_ssize_t start, Py_ssize_t end,
+                              const int64_t *doc, Py_ssize_t n_docs, Py_ssize_t *d, int64_t *number, int64_t *row,
+                              Py_ssize_t found)
 {
     while (*d + 1 < n_docs && doc[*d + 1] <= start)
         ++*d;
-    number[found] = find(t, text + start, end - start, n_text - start);
+    if ((number[found] = find(t, text + start, end - start, n_text - start)) == FULL)
+        return -1;
     row[found] = *d;
     return found + 1;
 }
 
-PyDoc_STRVAR(scan_doc, "scan(buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows) -> n\n\n"
-             "Write the word number (-1: not in the table) and the document of each run of two or\n"
-             "more word bytes of buffer into numbers and rows (int64, buffer's length // 2 + 1\n"
-             "each); return how many runs there were.");
+PyDoc_STRVAR(scan_doc, "scan(buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows, added)"
+             " -> (n, n_added)\n\n"
+             "Write the word number and the document of each run of two or more word bytes of buffer\n"
+             "into numbers and rows (int64, buffer's length // 2 + 1 each); return how many runs there\n"
+             "were. With added empty, the table is fixed: a word not in it is numbered -1. Else it\n"
+             "grows: such a word is numbered after the table's, and its (start, length) in buffer\n"
+             "written to added (int64 pairs), n_added of them; n is -1 if added has no room left\n"
+             "(the slots then hold some of the batch's words: rebuild them).");
 
 static PyObject *scan(PyObject *self, PyObject *args)
 {
-    Py_buffer buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*", &buffer, &word_byte, &doc_starts, &store, &starts, &lengths,
-                          &slots, &numbers, &rows))
+    Py_buffer buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows, added;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*w*", &buffer, &word_byte, &doc_starts, &store, &starts, &lengths,
+                          &slots, &numbers, &rows, &added))
         return NULL;
     Table t;
     Py_ssize_t found = 0;
     int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
     if (ok && (word_byte.len != 256 || doc_starts.len % 8 || numbers.len < 8 * (buffer.len / 2 + 1)
-               || rows.len != numbers.len)) {
+               || rows.len != numbers.len || added.len % 16)) {
         PyErr_SetString(PyExc_ValueError, "scan arrays of the wrong size");
         ok = 0;
     }
+    t.growing = added.len > 0;
+    t.n_added = 0;
+    t.room = added.len / 16;
+    t.batch = buffer.buf;
+    t.added = added.buf;
     if (ok) {
         const uint8_t *text = buffer.buf, *is_word = word_byte.buf;
         const int64_t *doc = doc_starts.buf;
@@ -217,7 +258,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
          * its end) are taken lowest first; no branch per byte. */
         uint64_t previous = 0;
         Py_ssize_t start = 0;
-        for (Py_ssize_t block = 0; block < n; block += 64) {
+        for (Py_ssize_t block = 0; block < n && found >= 0; block += 64) {
             Py_ssize_t size = n - block < 64 ? n - block : 64;
             const uint8_t *p = text + block;
             uint64_t mask = 0;
@@ -225,7 +266,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
                 mask |= (uint64_t)is_word[p[k]] << k;
             uint64_t changes = mask ^ (mask << 1 | previous >> 63);
             previous = mask;
-            while (changes) {
+            while (changes && found >= 0) {
                 int k = __builtin_ctzll(changes);
                 changes &= changes - 1;
                 Py_ssize_t at = block + k;
@@ -236,7 +277,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
             }
         }
         /* A run up to the end of a last block that was whole (a shorter one ends in zero bits). */
-        if (n % 64 == 0 && n > 0 && is_word[text[n - 1]] && n - start >= 2)
+        if (found >= 0 && n % 64 == 0 && n > 0 && is_word[text[n - 1]] && n - start >= 2)
             found = emit(&t, text, n, start, n, doc, n_docs, &d, number, row, found);
         Py_END_ALLOW_THREADS
     }
@@ -249,7 +290,8 @@ static PyObject *scan(PyObject *self, PyObject *args)
     PyBuffer_Release(&slots);
     PyBuffer_Release(&numbers);
     PyBuffer_Release(&rows);
-    return ok ? PyLong_FromSsize_t(found) : NULL;
+    PyBuffer_Release(&added);
+    return ok ? Py_BuildValue("nn", found, t.n_added) : NULL;
 }
 
 /* The bigrams of the table: open-addressing slots of (first << 32 | second word number, column),
@@ -271,11 +313,12 @@ static int pair_slots_of(Py_buffer *slots, PairSlot **out, uint64_t *mask)
     return 0;
 }
 
-static inline int64_t pair_column(const PairSlot *slots, uint64_t mask, uint64_t pair)
+/* The slot of a pair, or the empty slot where it would go. */
+static inline PairSlot *pair_slot(PairSlot *slots, uint64_t mask, uint64_t pair)
 {
     for (uint64_t at = mix(pair) & mask;; at = (at + 1) & mask) {
         if (slots[at].column < 0 || slots[at].pair == pair)
-            return slots[at].column;
+            return slots + at;
     }
 }
 
@@ -379,8 +422,8 @@ static int sort_by_column(int64_t *indices, double *data, const int64_t *indptr,
     return 0;
 }
 
-PyDoc_STRVAR(count_doc, "count(numbers, rows, dropped, unigram, pair_slots, ngrams, n_columns, indptr, indices, data)"
-             " -> n\n\n"
+PyDoc_STRVAR(count_doc, "count(numbers, rows, dropped, unigram, pair_slots, ngrams, n_columns, indptr, indices, data,"
+             " added) -> (n, n_added)\n\n"
              "Count the columns of each document, given each token's word number (-1: unknown) and\n"
              "document in order (int64 numbers and rows, as scan writes them): a kept word's unigram\n"
              "column (int64 by word number, -1: none) where ngrams is 1 or 3, and the column of\n"
@@ -388,29 +431,35 @@ PyDoc_STRVAR(count_doc, "count(numbers, rows, dropped, unigram, pair_slots, ngra
              "where ngrams is 2 or 3. Words marked in dropped (one byte each) are taken out first.\n"
              "Writes the CSR indptr (n_docs + 1), indices (int64, sorted in each row) and data\n"
              "(float64); indices and data must hold twice as many values as there are tokens.\n"
-             "Returns how many values were written.");
+             "Returns how many values were written. With added empty, a pair not in pair_slots is\n"
+             "not counted; else it gets the next column from n_columns on, joins the slots and is\n"
+             "written to added (uint64), n_added of them; n is -1 if added has no room left (the\n"
+             "slots then hold some of the batch's pairs: rebuild them).");
 
 static PyObject *count(PyObject *self, PyObject *args)
 {
-    Py_buffer numbers, rows, dropped, unigram, pair_slots, indptr, indices, data;
+    Py_buffer numbers, rows, dropped, unigram, pair_slots, indptr, indices, data, added;
     int ngrams;
     Py_ssize_t n_columns;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*inw*w*w*", &numbers, &rows, &dropped, &unigram, &pair_slots, &ngrams,
-                          &n_columns, &indptr, &indices, &data))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*inw*w*w*w*", &numbers, &rows, &dropped, &unigram, &pair_slots, &ngrams,
+                          &n_columns, &indptr, &indices, &data, &added))
         return NULL;
     PairSlot *pairs;
     uint64_t mask;
     Py_ssize_t n = numbers.len / 8, n_words = unigram.len / 8, n_docs = indptr.len / 8 - 1, written = 0;
+    /* New pairs: at most one a token, and as many as added has room for. */
+    Py_ssize_t room = added.len / 8 < n ? added.len / 8 : n, n_added = 0;
     int ok = pair_slots_of(&pair_slots, &pairs, &mask) == 0;
     if (ok && (numbers.len % 8 || rows.len != numbers.len || unigram.len % 8 || dropped.len != n_words
                || indptr.len % 8 || n_docs < 0 || indices.len < 16 * n || data.len < 16 * n || ngrams < 1
-               || ngrams > 3 || n_columns < 0 || n_columns > INT32_MAX || n > INT32_MAX)) {
+               || ngrams > 3 || n_columns < 0 || n_columns > INT32_MAX - room || n > INT32_MAX
+               || added.len % 8 || n_words > UINT32_MAX)) {
         PyErr_SetString(PyExc_ValueError, "count arrays of the wrong size");
         ok = 0;
     }
     /* Everything read by index is checked once, here: the word numbers and documents of the
-     * tokens, and the unigram columns. Pair slots are written only by build_pairs; a pair's
-     * column is checked when it is found. */
+     * tokens, and the unigram columns. A pair's column is checked when it is found (the
+     * slots come from Python; build_pairs refuses negative columns). */
     const int64_t *number = numbers.buf, *row = rows.buf, *column_of = unigram.buf;
     const uint8_t *is_dropped = dropped.buf;
     for (Py_ssize_t i = 0; ok && i < n; i++) {
@@ -426,7 +475,7 @@ static PyObject *count(PyObject *self, PyObject *args)
         }
     }
     int any_dropped = n_words > 0 && memchr(is_dropped, 1, (size_t)n_words) != NULL;
-    int32_t *counts = ok ? PyMem_RawCalloc(n_columns ? (size_t)n_columns : 1, sizeof(int32_t)) : NULL;
+    int32_t *counts = ok ? PyMem_RawCalloc((size_t)(n_columns + room) + 1, sizeof(int32_t)) : NULL;
     if (ok && counts == NULL) {
         PyErr_NoMemory();
         ok = 0;
@@ -434,12 +483,13 @@ static PyObject *count(PyObject *self, PyObject *args)
     int64_t bad_pair = -1;
     if (ok) {
         int64_t *ptr = indptr.buf, *column = indices.buf;
+        uint64_t *new_pair = added.buf;
         double *value = data.buf;
-        int sorted = 0;
+        int sorted = 0, growing = added.len > 0, full = 0;
         Py_BEGIN_ALLOW_THREADS
         Py_ssize_t i = 0;
         ptr[0] = 0;
-        for (Py_ssize_t d = 0; d < n_docs && bad_pair < 0; d++) {
+        for (Py_ssize_t d = 0; d < n_docs && bad_pair < 0 && !full; d++) {
             Py_ssize_t first = written;
             int64_t previous = -1;
             for (; i < n && row[i] == d; i++) {
@@ -451,8 +501,18 @@ static PyObject *count(PyObject *self, PyObject *args)
                 if ((ngrams & 1) && word >= 0 && column_of[word] >= 0)
                     add_column(column_of[word], counts, column, &written);
                 if ((ngrams & 2) && word >= 0 && previous >= 0) {
-                    int64_t c = pair_column(pairs, mask, (uint64_t)previous << 32 | (uint64_t)word);
-                    if (c < -1 || c >= n_columns) {
+                    uint64_t pair = (uint64_t)previous << 32 | (uint64_t)word;
+                    PairSlot *slot = pair_slot(pairs, mask, pair);
+                    int64_t c = slot->column;
+                    if (c < 0 && growing) {
+                        if (n_added == room) {
+                            full = 1;
+                            break;
+                        }
+                        *slot = (PairSlot){pair, c = n_columns + n_added};
+                        new_pair[n_added++] = pair;
+                    }
+                    if (c < -1 || c >= n_columns + n_added) {
                         bad_pair = c;
                         break;
                     }
@@ -467,13 +527,15 @@ static PyObject *count(PyObject *self, PyObject *args)
             }
             ptr[d + 1] = written;
         }
-        if (bad_pair < 0)
-            sorted = sort_by_column(column, value, ptr, n_docs, written, n_columns) == 0;
+        if (bad_pair < 0 && !full)
+            sorted = sort_by_column(column, value, ptr, n_docs, written, n_columns + n_added) == 0;
         Py_END_ALLOW_THREADS
         PyMem_RawFree(counts);
         if (bad_pair >= 0) {
             PyErr_SetString(PyExc_ValueError, "count: a pair column out of range");
             ok = 0;
+        } else if (full) {
+            written = -1;
         } else if (!sorted) {
             PyErr_NoMemory();
             ok = 0;
@@ -487,7 +549,63 @@ static PyObject *count(PyObject *self, PyObject *args)
     PyBuffer_Release(&indptr);
     PyBuffer_Release(&indices);
     PyBuffer_Release(&data);
-    return ok ? PyLong_FromSsize_t(written) : NULL;
+    PyBuffer_Release(&added);
+    return ok ? Py_BuildValue("nn", written, n_added) : NULL;
+}
+
+/* A word of the store (NUL-terminated) and its number, sorted by strcmp, which compares
+ * bytes as unsigned: UTF-8's byte order is its code points' order, which is Python's. */
+typedef struct {
+    const char *bytes;
+    int64_t number;
+} Word;
+
+static int by_bytes(const void *a, const void *b)
+{
+    return strcmp(((const Word *)a)->bytes, ((const Word *)b)->bytes);
+}
+
+PyDoc_STRVAR(sort_words_doc, "sort_words(store, starts, order)\n\n"
+             "Write into order (int64, one per word) the word numbers in the order of their bytes:\n"
+             "word w starts at starts[w] in store and ends at the next NUL (store ends with one).");
+
+static PyObject *sort_words(PyObject *self, PyObject *args)
+{
+    Py_buffer store, starts, order;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &store, &starts, &order))
+        return NULL;
+    Py_ssize_t n = starts.len / 8;
+    const int64_t *start = starts.buf;
+    int ok = !(starts.len % 8 || order.len != starts.len || store.len == 0
+               || ((const uint8_t *)store.buf)[store.len - 1] != 0);
+    if (!ok)
+        PyErr_SetString(PyExc_ValueError, "sort_words: arrays of the wrong size, or a store without its last NUL");
+    for (Py_ssize_t w = 0; ok && w < n; w++) {
+        if (start[w] < 0 || start[w] >= store.len) {
+            PyErr_SetString(PyExc_ValueError, "sort_words: a word starts outside the store");
+            ok = 0;
+        }
+    }
+    Word *words = ok ? PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(Word)) : NULL;
+    if (ok && words == NULL) {
+        PyErr_NoMemory();
+        ok = 0;
+    }
+    if (ok) {
+        int64_t *out = order.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t w = 0; w < n; w++)
+            words[w] = (Word){(const char *)store.buf + start[w], w};
+        qsort(words, (size_t)n, sizeof(Word), by_bytes);
+        for (Py_ssize_t w = 0; w < n; w++)
+            out[w] = words[w].number;
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_RawFree(words);
+    PyBuffer_Release(&store);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&order);
+    return ok ? Py_NewRef(Py_None) : NULL;
 }
 
 static PyMethodDef methods[] = {
@@ -495,6 +613,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, scan_doc},
     {"build_pairs", build_pairs, METH_VARARGS, build_pairs_doc},
     {"count", count, METH_VARARGS, count_doc},
+    {"sort_words", sort_words, METH_VARARGS, sort_words_doc},
     {NULL, NULL, 0, NULL},
 };
 

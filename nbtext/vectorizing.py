@@ -7,8 +7,12 @@ there are at most eight (exact), else a hash whose every occurrence is checked b
 against the one token the key stands for. Strings are made once per distinct token and kept in
 a ``WordTable``; bigrams are pairs of token numbers, so they need no hashing at all.
 
+Where the compiled scanner (``_wordscan.c``) is built, it does a table's per-token work in C
+instead, for training's growing tables and for models' fixed ones alike; numpy's path is the
+fallback and the tests' oracle.
+
 The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
-tests hold the two paths equal on real corpora); analyzers this path does not cover
+tests hold the paths equal on real corpora); analyzers this path does not cover
 (``char_wb``, character n-grams, hashing, n > 2) keep the plain path. A batch in which two
 different tokens share a hash is counted by the plain path too.
 """
@@ -44,6 +48,8 @@ _HIGH_40 = np.uint64(2**64 - 2**_POSITION_BITS)
 _NO_TOKEN = -1
 #: Batches whose tokens are found ahead of the one being counted.
 PREFETCH_BATCHES = 2
+#: Slots a growing compiled table starts with, for words and for pairs (doubled when full).
+GROWING_SLOTS = 1 << 16
 #: Terms whose bytes ``WordTable.joined_terms`` gathers at a time (its index arrays are eight
 #: bytes per byte gathered).
 TERMS_PER_BLOCK = 1 << 16
@@ -154,11 +160,17 @@ class WordVocabulary:
         if self._strings is not None:
             return self._strings.sorted_terms()
         first, second = self._codes()
-        (rank,) = sorted_union(self.table.strings)[1]
+        rank = self.table.word_ranks()
         order = np.argsort(rank[first] * (len(rank) + 1) + np.where(second >= 0, rank[second] + 1, 0))
         position = np.empty(len(order), dtype=np.int64)
         position[order] = np.arange(len(order))
         return PackedTerms(self.table.joined_terms(first[order], second[order]), len(order)), position
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The columns that are pairs of words, as ``first << 32 | second``, and the columns."""
+        first, second = self._codes()
+        columns = np.flatnonzero(second >= 0)
+        return first[columns].astype(np.uint64) << np.uint64(32) | second[columns].astype(np.uint64), columns
 
     def _codes(self) -> tuple[np.ndarray, np.ndarray]:
         if len(self._first) != 1:
@@ -176,6 +188,9 @@ class WordTable:
 
     Growing (with a ``WordVocabulary``, for training), an unseen token or bigram becomes a new
     feature; fixed (built with ``for_terms`` from a model's terms), it is ignored.
+
+    With the compiled scanner, either kind finds and numbers a batch's tokens in C (``count``);
+    a growing table then makes no string until its terms are written out.
     """
 
     def __init__(self, analyzer: Analyzer, vocabulary: WordVocabulary | None = None) -> None:
@@ -191,9 +206,16 @@ class WordTable:
         self._store_starts = np.zeros(0, dtype=np.int64)  # where each token number's bytes start
         self._pairs = _SortedMap()  # key of (first << 32 | second) -> column
         self._n_columns = 0
-        # A fixed table's (lengths, slots) and pair slots, for the compiled scanner.
+        # The compiled scanner's (word lengths, slots) and pair slots, and how many pairs those hold.
         self._scanned: tuple[np.ndarray, np.ndarray] | None = None
         self._pair_slots = np.zeros(0, dtype=np.int64)
+        self._n_pairs = 0
+        if vocabulary is not None and _wordscan is not None:
+            no_spans = np.zeros(0, dtype=np.int64)
+            self._add_words(np.zeros(_PAD, dtype=np.uint8), no_spans, no_spans, 0)  # the stop words, dropped
+            if len(self._scanned[1]) < 2 * GROWING_SLOTS:
+                self._rehash_words(GROWING_SLOTS)
+            self._pair_slots = np.full(2 * GROWING_SLOTS, -1, dtype=np.int64)
 
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
@@ -267,34 +289,104 @@ class WordTable:
 
     def count(self, texts: Sequence[str]) -> CountMatrix:
         """Documents x columns counts of ``texts``."""
-        if self._scanned is None:
-            return self.count_tokens(self.tokens(texts))
-        # A fixed table, and the compiled scanner: the token numbers in one pass, then each
-        # document's columns counted in another, in C.
-        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
-        numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
-        n = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts, *self._scanned,
-                           numbers, rows)
-        low, high = self.analyzer.ngram_range
-        indptr, indices, data = (np.empty(len(texts) + 1, np.int64), np.empty(2 * n, np.int64),
-                                 np.empty(2 * n, np.float64))
-        written = _wordscan.count(numbers[:n], rows[:n], self._dropped, self._unigram, self._pair_slots,
-                                  (low == 1) | (high == 2) << 1, self._n_columns, indptr, indices, data)
-        return CountMatrix(indptr, indices[:written], data[:written], self._n_columns)
+        return self.count_tokens(self.tokens(texts))
 
-    def tokens(self, texts: Sequence[str]) -> Tokens:
-        """The tokens of ``texts``, found and keyed: the half of ``count`` that reads nothing
-        of this table, so that another thread can do it for the next batch meanwhile."""
+    def tokens(self, texts: Sequence[str]) -> Tokens | Buffered:
+        """The tokens of ``texts``, found and keyed (for the compiled scanner, just the byte
+        buffer): the half of ``count`` that reads nothing of this table, so that another
+        thread can do it for the next batch meanwhile."""
         buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
+        if self._scanned is not None:
+            return Buffered(buffer, doc_starts)
         starts, lengths = _token_spans(buffer)
         rows = np.repeat(np.arange(len(texts)), np.diff(np.searchsorted(starts, doc_starts), append=len(starts)))
         return Tokens(len(texts), buffer, starts, lengths, rows, *_distinct(buffer, starts, lengths))
 
-    def count_tokens(self, found: Tokens) -> CountMatrix:
-        """Documents x columns counts of the texts ``found`` was made from (the numpy path; a
-        fixed table built for the compiled scanner counts with ``count`` only)."""
+    def _count_scanned(self, found: Buffered) -> CountMatrix:
+        """The compiled scanner's counts: the token numbers in one pass, then each document's
+        columns counted in another, in C. A growing table takes in the words and pairs it
+        lacks, and makes its slots twice as large when it runs out of room."""
+        buffer, doc_starts, growing = found.buffer, found.doc_starts, self.vocabulary is not None
+        numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
+        while True:
+            lengths, slots = self._scanned
+            room = len(slots) // 4 - len(lengths) if growing else 0  # new words, keeping slots under half full
+            if not growing or room > 0:
+                added = np.empty(2 * room, dtype=np.int64)
+                n, n_added = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts,
+                                            lengths, slots, numbers, rows, added)
+                if n >= 0:
+                    break
+            self._rehash_words(len(slots))
+        if n_added:
+            self._take_words(buffer, added[0:2 * n_added:2], added[1:2 * n_added:2])
+        low, high = self.analyzer.ngram_range
+        growing_pairs = growing and high == 2
+        indptr, indices, data = (np.empty(len(doc_starts) + 1, np.int64), np.empty(2 * n, np.int64),
+                                 np.empty(2 * n, np.float64))
+        while True:
+            n_columns = len(self.vocabulary) if growing else self._n_columns
+            room = 3 * len(self._pair_slots) // 8 - self._n_pairs if growing_pairs else 0  # under 3/4 full
+            if not growing_pairs or room > 0:
+                added = np.empty(room, dtype=np.uint64)
+                written, n_added = _wordscan.count(numbers[:n], rows[:n], self._dropped, self._unigram,
+                                                   self._pair_slots, (low == 1) | (high == 2) << 1, n_columns,
+                                                   indptr, indices, data, added)
+                if written >= 0:
+                    break
+            self._pair_slots = np.full(2 * len(self._pair_slots), -1, dtype=np.int64)
+            _wordscan.build_pairs(*self.vocabulary.pairs(), self._pair_slots)
+        if n_added:
+            pairs = added[:n_added]
+            self.vocabulary.add((pairs >> np.uint64(32)).astype(np.int64),
+                                (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64))
+            self._n_pairs += n_added
+        return CountMatrix(indptr, indices[:written], data[:written], n_columns + n_added)
+
+    def _rehash_words(self, n_slots: int) -> None:
+        """Give the compiled scanner ``n_slots`` slots (a power of two), filled with the words."""
+        lengths = self._scanned[0]
+        slots, n = np.full(2 * n_slots, -1, dtype=np.int64), len(lengths)
+        if _wordscan.intern(self._store, self._store_starts, lengths, slots, np.empty(n, np.int64),
+                            np.empty(n, np.int64)) != n:
+            raise ValueError(f"{n} words do not fit under half of {n_slots} slots")
+        self._scanned = lengths, slots
+
+    def _take_words(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> None:
+        """Keep the new words the compiled scanner numbered (the spans of ``buffer``, already in
+        its slots) in a growing table, each with a new unigram column if the analyzer counts
+        single words (stop words are in the table from the start, so none of these is one)."""
+        numbers = self._store_words(_spans_joined(buffer, starts, lengths), lengths)
+        self._scanned = np.concatenate([self._scanned[0], lengths]), self._scanned[1]
+        unigram = np.full(len(numbers), -1, dtype=np.int64)
+        if self.analyzer.ngram_range[0] == 1:
+            unigram = self.vocabulary.add(numbers, unigram)
+        self._dropped = np.concatenate([self._dropped, np.zeros(len(numbers), dtype=bool)])
+        self._unigram = np.concatenate([self._unigram, unigram])
+
+    def _store_words(self, joined: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Append words (their bytes, a NUL after each) to the store; their numbers."""
+        numbers = np.arange(len(self._store_starts), len(self._store_starts) + len(lengths), dtype=np.int64)
+        self._store_starts = np.concatenate([self._store_starts, len(self._store) - _PAD + np.cumsum(lengths + 1)
+                                             - (lengths + 1)])
+        self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
+        return numbers
+
+    def word_ranks(self) -> np.ndarray:
+        """Each word number's position among the table's words in sorted order."""
+        if self._scanned is None:
+            return sorted_union(self.strings)[1][0]
+        order, rank = np.empty(len(self._store_starts), dtype=np.int64), np.empty(len(self._store_starts), np.int64)
+        _wordscan.sort_words(self._store, self._store_starts, order)
+        rank[order] = np.arange(len(order))
+        return rank
+
+    def count_tokens(self, found: Tokens | Buffered) -> CountMatrix:
+        """Documents x columns counts of the texts ``found`` was made from."""
+        if isinstance(found, Buffered):
+            return self._count_scanned(found)
         if self._scanned is not None:
-            raise TypeError("this word table keeps its bigrams for the compiled scanner: count with count()")
+            raise TypeError("this word table is the compiled scanner's: count what its tokens() gives")
         tokens, rows = self._token_numbers(found), found.rows
         known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
         dropped = np.zeros(len(tokens), dtype=bool)
@@ -343,10 +435,7 @@ class WordTable:
             self.strings += strings
         else:
             joined = _spans_joined(buffer, starts, lengths)
-        numbers = np.arange(len(self._store_starts), len(self._store_starts) + len(starts), dtype=np.int64)
-        self._store_starts = np.concatenate([self._store_starts, len(self._store) - _PAD + np.cumsum(lengths + 1)
-                                             - (lengths + 1)])
-        self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
+        numbers = self._store_words(joined, lengths)
         self._tokens.add(keys, numbers)
         dropped = np.full(len(starts), stop_words)
         if self.vocabulary is not None and self.analyzer.stop_words:
@@ -406,6 +495,14 @@ class Tokens:
     unique: np.ndarray
     first: np.ndarray
     inverse: np.ndarray
+
+
+@dataclass(frozen=True)
+class Buffered:
+    """A batch of texts for the compiled scanner: its byte buffer and where each text starts."""
+
+    buffer: np.ndarray
+    doc_starts: np.ndarray
 
 
 class _SortedMap:

@@ -38,11 +38,17 @@ def as_dicts(matrix, vocabulary) -> list[dict[str, float]]:
     ]
 
 
-def plain_and_fast(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, WordVocabulary]:
-    """Rows counted batch by batch by the plain path and by the table, as {term: count}; and
-    the table's terms sorted without comparing strings, checked against Python's sort."""
+def plain_and_fast(analyzer: Analyzer, batches: list[list[str]], scanner: str = "compiled",
+                   ) -> tuple[list, list, WordVocabulary]:
+    """Rows counted batch by batch by the plain path and by a growing table (the compiled
+    scanner's where there is one, or numpy's), as {term: count}; and the table's terms sorted
+    without comparing strings, checked against Python's sort."""
     plain, fast = GrowingVocabulary(), WordVocabulary()
-    table = WordTable(analyzer, fast)
+    with pytest.MonkeyPatch.context() as patch:
+        if scanner == "numpy":
+            patch.setattr(vectorizing, "_wordscan", None)
+        table = WordTable(analyzer, fast)
+    assert (table._scanned is not None) == (scanner == "compiled" and vectorizing._wordscan is not None)
     plain_rows, fast_rows = [], []
     for texts in batches:
         plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
@@ -51,6 +57,9 @@ def plain_and_fast(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, 
     assert list(in_order) == sorted(plain)
     assert [in_order[i] for i in position.tolist()] == list(fast)
     return plain_rows, fast_rows, fast
+
+
+needs_scanner = needs_compiled(vectorizing._wordscan, "word scanner")
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +73,29 @@ def mail_and_news():
     return [texts[i:i + 700] for i in range(0, len(texts), 700)]
 
 
+@pytest.mark.parametrize("scanner", ["compiled", "numpy"])
 @pytest.mark.parametrize("name", list(ANALYZERS))
-def test_growing_table_counts_what_the_analyzer_counts_on_real_text(mail_and_news, name):
-    plain_rows, fast_rows, vocabulary = plain_and_fast(ANALYZERS[name], mail_and_news)
+def test_growing_table_counts_what_the_analyzer_counts_on_real_text(mail_and_news, name, scanner):
+    plain_rows, fast_rows, vocabulary = plain_and_fast(ANALYZERS[name], mail_and_news, scanner)
     assert plain_rows == fast_rows
     assert len(vocabulary) > 20_000
     if name == "uni+bigrams":
         assert any(len(t.encode()) > 8 and not t.isascii() for t in vocabulary)  # hashed, non-ASCII keys too
+
+
+@needs_scanner
+@pytest.mark.parametrize("name", ["uni+bigrams", "uni+bigrams, stop words"])
+def test_a_growing_table_short_of_slots_counts_the_same(mail_and_news, monkeypatch, name):
+    """Starting with slots for a couple of words and pairs, the compiled table doubles them
+    again and again over real mail and news (a batch that fills them is counted again), and
+    still counts what the analyzer counts."""
+    monkeypatch.setattr(vectorizing, "GROWING_SLOTS", 4)
+    plain_rows, fast_rows, vocabulary = plain_and_fast(ANALYZERS[name], mail_and_news[:3])
+    assert plain_rows == fast_rows
+    n_words, n_pairs = len(vocabulary.table._store_starts), len(vocabulary.pairs()[1])
+    assert n_words > 10_000 and n_pairs > 50_000
+    assert 2 * n_words < len(vocabulary.table._scanned[1]) // 2 <= 8 * n_words  # slots: (tag, word) pairs
+    assert 4 * n_pairs < 3 * len(vocabulary.table._pair_slots) // 2 <= 16 * n_pairs
 
 
 def test_model_counts_a_stream_with_the_table_exactly_as_without(mail_and_news):
@@ -172,13 +197,14 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
         min_size=1, max_size=8,
     ),
     name=st.sampled_from(list(ANALYZERS)),
+    scanner=st.sampled_from(["compiled", "numpy"]),
 )
-def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name):
+def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
     """Word characters in and out of ASCII, NUL, a lone surrogate, long runs that get hashed,
     letters that change length when lowercased; in one batch and one by one."""
-    plain_rows, fast_rows, _ = plain_and_fast(ANALYZERS[name], [texts])
+    plain_rows, fast_rows, _ = plain_and_fast(ANALYZERS[name], [texts], scanner)
     assert plain_rows == fast_rows
-    assert plain_and_fast(ANALYZERS[name], [[t] for t in texts])[:2] == (plain_rows, fast_rows)
+    assert plain_and_fast(ANALYZERS[name], [[t] for t in texts], scanner)[:2] == (plain_rows, fast_rows)
 
 
 @settings(max_examples=100, deadline=None)
@@ -209,9 +235,6 @@ def numpy_table(analyzer: Analyzer, terms: list[str]) -> WordTable:
         table = WordTable.for_terms(analyzer, terms)
     assert table._scanned is None
     return table
-
-
-needs_scanner = needs_compiled(vectorizing._wordscan, "word scanner")
 
 
 @needs_scanner
@@ -245,11 +268,38 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
     scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing._WORD_BYTE_U8,
                              np.array([0, 18], dtype=np.int64), table._store, table._store_starts)
-    n = scan(*table._scanned, numbers, rows)
+    fixed = np.zeros(0, dtype=np.int64)
+    n, n_added = scan(*table._scanned, numbers, rows, fixed)
     assert [words_of(table)[i] if i >= 0 else None for i in numbers[:n]] == ["cd", "encyclopedia", None, "ab"]
-    assert rows[:n].tolist() == [0, 0, 1, 1]
+    assert rows[:n].tolist() == [0, 0, 1, 1] and n_added == 0
     with pytest.raises(ValueError, match="wrong size"):  # slots must be a power of two
-        scan(table._scanned[0], table._scanned[1][:-2], numbers, rows)
+        scan(table._scanned[0], table._scanned[1][:-2], numbers, rows, fixed)
+
+
+@needs_scanner
+def test_the_compiled_scanner_grows_a_table_while_it_has_room():
+    """Called directly on a growing table: words it lacks are numbered after its own, in order,
+    a long one told apart from a look-alike byte for byte however often it comes again; with
+    room for fewer new words than the batch has, it reports -1 instead of writing past."""
+    table = WordTable(Analyzer(), WordVocabulary())
+    table.count(["ab encyclopedia"])
+    ab, encyclopedia = words_of(table).index("ab"), words_of(table).index("encyclopedia")
+    text = b"encyclopaedia ab encyclopedia cd encyclopaedia cd\x00"
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    numbers, rows = np.empty(len(text) // 2 + 1, dtype=np.int64), np.empty(len(text) // 2 + 1, dtype=np.int64)
+    n_words = len(words_of(table))
+    lengths, slots = table._scanned
+
+    def scan(room):
+        added = np.empty(2 * room, dtype=np.int64)
+        n, n_added = vectorizing._wordscan.scan(buffer, vectorizing._WORD_BYTE_U8, np.array([0], dtype=np.int64),
+                                                table._store, table._store_starts, lengths, slots.copy(), numbers,
+                                                rows, added)
+        return n, [text[a:a + b].decode() for a, b in added[:2 * n_added].reshape(-1, 2).tolist()]
+
+    assert scan(2) == (6, ["encyclopaedia", "cd"])
+    assert numbers[:6].tolist() == [n_words, ab, encyclopedia, n_words + 1, n_words, n_words + 1]
+    assert scan(1)[0] == -1
 
 
 @needs_scanner
@@ -265,9 +315,10 @@ def test_the_compiled_counter_checks_what_it_reads():
         n = len(numbers)
         indptr, indices = np.empty(max(rows) + 2, dtype=np.int64), np.empty(room or 2 * n, dtype=np.int64)
         data = np.empty(room or 2 * n)
-        written = vectorizing._wordscan.count(np.array(numbers, dtype=np.int64), np.array(rows, dtype=np.int64),
-                                              table._dropped, table._unigram, table._pair_slots, 3,
-                                              table._n_columns, indptr, indices, data)
+        written, _ = vectorizing._wordscan.count(np.array(numbers, dtype=np.int64),
+                                                 np.array(rows, dtype=np.int64), table._dropped, table._unigram,
+                                                 table._pair_slots, 3, table._n_columns, indptr, indices, data,
+                                                 np.zeros(0, dtype=np.uint64))
         return indptr.tolist(), indices[:written].tolist(), data[:written].tolist()
 
     assert count([cd, ab, cd, -1, ab, ab, -1, cd], [0, 0, 0, 0, 0, 1, 1, 1]) == (
@@ -281,7 +332,9 @@ def test_the_compiled_counter_checks_what_it_reads():
 
 def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_news, monkeypatch):
     """Collisions cannot be found for the real hash; with every long word hashed alike, each
-    batch clashes, and the Vectorizer's counts are still the analyzer's, words for words."""
+    batch clashes in numpy's table, and the Vectorizer's counts are still the analyzer's, words
+    for words. (The compiled scanner compares long words byte for byte: no clash there.)"""
+    monkeypatch.setattr(vectorizing, "_wordscan", None)
     analyzer = ANALYZERS["uni+bigrams"]
     # Two batches that clash, then one of short words only (no hashed key, so counted by the
     # table again, its new terms now kept as strings).
