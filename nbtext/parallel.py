@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -31,22 +32,21 @@ POLL_SECONDS = 1.0
 def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
                        doc_norm: str | None, jobs: int) -> FrozenCounts:
     """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes."""
-    work = functools.partial(_count_batches, analyzer=analyzer.to_dict(), tf=tf, doc_norm=doc_norm)
-    tasks, results, workers = _start(work, jobs, "count")
+    pool = _Pool(functools.partial(_count_batches, analyzer=analyzer.to_dict(), tf=tf, doc_norm=doc_norm), jobs,
+                 "count")
     try:
         for batch in batches:
-            _put(tasks, batch, workers, results)
-        for _ in workers:
-            _put(tasks, None, workers, results)
+            pool.put(batch)
+        for _ in pool.workers:
+            pool.put(None)
         merged = None
-        for _ in workers:
-            counts = _get(results, workers)
+        for _ in pool.workers:
+            counts = pool.get()
             merged = counts if merged is None else merged.merge(counts)
-        for worker in workers:
-            worker.join()
+        pool.join()
         return merged
     finally:
-        _stop(tasks, workers)
+        pool.stop()
 
 
 def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], items: Iterable[tuple],
@@ -55,7 +55,7 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
     that each make their ``state = setup()`` once (load a model, say). Each result is yielded as
     soon as it and every one before it are done, so output streams; a bounded number of items
     is in flight, so memory stays flat on an endless input."""
-    tasks, results, workers = _start(functools.partial(_map_items, function=function, setup=setup), jobs, "work")
+    pool = _Pool(functools.partial(_map_items, function=function, setup=setup), jobs, "work")
     in_flight, done, sent, returned = (QUEUED_PER_WORKER + 1) * jobs, {}, 0, 0
 
     def finished(block: bool) -> Iterator[Any]:
@@ -64,10 +64,10 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
         while returned < sent:
             if returned not in done:
                 if block:
-                    number, result = _get(results, workers)
+                    number, result = pool.get()
                 else:
                     try:
-                        number, result = _unpack(*results.get_nowait())
+                        number, result = _unpack(*pool.results.get_nowait())
                     except queue.Empty:
                         return
                 done[number] = result
@@ -78,41 +78,89 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
 
     try:
         for item in items:
-            _put(tasks, (sent, item), workers, results)
+            pool.put((sent, item))
             sent += 1
             yield from finished(block=sent - returned >= in_flight)
-        for _ in workers:
-            _put(tasks, None, workers, results)
+        for _ in pool.workers:
+            pool.put(None)
         while returned < sent:
             yield from finished(block=True)
-        for worker in workers:
-            worker.join()
+        pool.join()
     finally:
-        _stop(tasks, workers)
+        pool.stop()
 
 
-def _start(work: Callable[[Iterator[Any]], Iterable[Any]], jobs: int, role: str) -> tuple[Any, Any, list]:
-    """Task and result queues, and ``jobs`` started workers serving ``work`` (see ``_serve``)."""
-    context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                          else "spawn")
-    if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload([__name__])
-    tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)
-    results = context.Queue()
-    workers = [context.Process(target=_serve, args=(tasks, results, work), daemon=True, name=f"nbtext-{role}-{i}")
-               for i in range(jobs)]
-    for worker in workers:
-        worker.start()
-    return tasks, results, workers
+class _Pool:
+    """``jobs`` worker processes serving ``work`` (see ``_serve``), with their task and result
+    queues. A second thread starts them: a worker takes a few tenths of a second to start (the
+    forkserver's own start and imports), which this process spends reading the first tasks."""
 
+    def __init__(self, work: Callable[[Iterator[Any]], Iterable[Any]], jobs: int, role: str) -> None:
+        context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                              else "spawn")
+        if context.get_start_method() == "forkserver":
+            context.set_forkserver_preload([__name__])
+        self.tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)
+        self.results = context.Queue()
+        self.workers = [context.Process(target=_serve, args=(self.tasks, self.results, work), daemon=True,
+                                        name=f"nbtext-{role}-{i}") for i in range(jobs)]
+        self.start_error: BaseException | None = None
+        self._starter = threading.Thread(target=self._start, name=f"nbtext-{role}-start")
+        self._starter.start()
 
-def _stop(tasks, workers: list) -> None:
-    """End the workers, and let this process exit without flushing tasks nobody will take (the
-    queue's feeder thread would otherwise wait on a full pipe forever, after ``| head``, say)."""
-    tasks.cancel_join_thread()
-    for worker in workers:
-        if worker.is_alive():
-            worker.terminate()
+    def _start(self) -> None:
+        try:
+            for worker in self.workers:
+                worker.start()
+        except BaseException as error:  # raised in this process's thread by the next check
+            self.start_error = error
+
+    def put(self, item: Any) -> None:
+        while True:
+            try:
+                self.tasks.put(item, timeout=POLL_SECONDS)
+                return
+            except queue.Full:  # while there is work to hand out, no worker may have stopped
+                self._check(stopped=lambda code: code is not None)
+
+    def get(self) -> Any:
+        while True:
+            try:
+                kind, payload = self.results.get(timeout=POLL_SECONDS)
+            except queue.Empty:  # a worker that has sent all it had stops with 0
+                self._check(stopped=lambda code: code not in (None, 0))
+                continue
+            return _unpack(kind, payload)
+
+    def join(self) -> None:
+        self._starter.join()
+        for worker in self.workers:
+            worker.join()
+
+    def stop(self) -> None:
+        """End the workers, and let this process exit without flushing tasks nobody will take
+        (the queue's feeder thread would otherwise wait on a full pipe forever, after ``| head``,
+        say)."""
+        self._starter.join()
+        self.tasks.cancel_join_thread()
+        for worker in self.workers:
+            if worker.is_alive():
+                worker.terminate()
+
+    def _check(self, stopped: Callable[[int | None], bool]) -> None:
+        """An error for workers that could not start, or for a worker that stopped early: the
+        error it sent, or how it ended."""
+        if self.start_error is not None:
+            raise NbtextError(f"could not start worker processes: {self.start_error}")
+        for worker in self.workers:
+            if stopped(worker.exitcode):
+                try:
+                    kind, payload = self.results.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    raise NbtextError(f"worker process {worker.name} stopped with exit code {worker.exitcode} "
+                                      "(killed for lack of memory? try fewer --jobs)") from None
+                raise NbtextError(f"a worker process failed: {payload}" if kind == "error" else
+                                  f"worker process {worker.name} stopped before its work was done")
 
 
 def _serve(tasks, results, work: Callable[[Iterator[Any]], Iterable[Any]]) -> None:
@@ -140,39 +188,7 @@ def _map_items(items: Iterator[Any], function: Callable[..., Any], setup: Callab
         yield number, function(state, *item)
 
 
-def _put(tasks, item, workers, results) -> None:
-    while True:
-        try:
-            tasks.put(item, timeout=POLL_SECONDS)
-            return
-        except queue.Full:  # while there is work to hand out, no worker may have stopped
-            _check(workers, results, stopped=lambda code: code is not None)
-
-
-def _get(results, workers) -> Any:
-    while True:
-        try:
-            kind, payload = results.get(timeout=POLL_SECONDS)
-        except queue.Empty:  # a worker that has sent all it had stops with 0
-            _check(workers, results, stopped=lambda code: code not in (None, 0))
-            continue
-        return _unpack(kind, payload)
-
-
 def _unpack(kind: str, payload: Any) -> Any:
     if kind == "error":
         raise NbtextError(f"a worker process failed: {payload}")
     return payload
-
-
-def _check(workers, results, stopped) -> None:
-    """An error for a worker that stopped early: the one it sent, or how it ended."""
-    for worker in workers:
-        if stopped(worker.exitcode):
-            try:
-                kind, payload = results.get(timeout=POLL_SECONDS)
-            except queue.Empty:
-                raise NbtextError(f"worker process {worker.name} stopped with exit code {worker.exitcode} "
-                                  "(killed for lack of memory? try fewer --jobs)") from None
-            raise NbtextError(f"a worker process failed: {payload}" if kind == "error" else
-                              f"worker process {worker.name} stopped before its work was done")
