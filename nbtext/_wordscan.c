@@ -86,11 +86,14 @@ typedef struct {
 
 #define FULL (-2)
 
-/* Whether word w of the table is the n bytes at p. */
+/* Whether word w of the table is the n bytes at p (no word it does not know is: slots left
+ * from a batch whose words never reached the store must not be read through). */
 static inline int same_word(const Table *t, int64_t w, const uint8_t *p, Py_ssize_t n)
 {
     if (w < t->n_known)
         return t->lengths[w] == n && memcmp(t->store + t->starts[w], p, (size_t)n) == 0;
+    if (w >= t->n_known + t->n_added)
+        return 0;
     const int64_t *span = t->added + 2 * (w - t->n_known);
     return span[1] == n && memcmp(t->batch + span[0], p, (size_t)n) == 0;
 }
