@@ -246,8 +246,9 @@ class WordTable:
         return table
 
     def _add_words(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray, guess: int) -> np.ndarray:
-        """Number a fixed table's words (the spans of ``buffer``, about ``guess`` distinct
-        ones), then the analyzer's stop words, to be dropped; the number of each span."""
+        """Number a new table's words (the spans of ``buffer``, about ``guess`` distinct ones:
+        a model's, or none for a growing table), then the analyzer's stop words, to be
+        dropped; the number of each span."""
         stop_words = sorted(word for word in self.analyzer.stop_words or () if word)
         if _wordscan is None:
             unique, first, inverse = _distinct(buffer, starts, lengths)
@@ -354,22 +355,25 @@ class WordTable:
 
     def _take_words(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> None:
         """Keep the new words the compiled scanner numbered (the spans of ``buffer``, already in
-        its slots) in a growing table, each with a new unigram column if the analyzer counts
-        single words (stop words are in the table from the start, so none of these is one)."""
-        numbers = self._store_words(_spans_joined(buffer, starts, lengths), lengths)
+        its slots) in a growing table (stop words are in the table from the start, so none of
+        these is one)."""
+        self._append_words(_spans_joined(buffer, starts, lengths), lengths, np.zeros(len(lengths), dtype=bool))
         self._scanned = np.concatenate([self._scanned[0], lengths]), self._scanned[1]
-        unigram = np.full(len(numbers), -1, dtype=np.int64)
-        if self.analyzer.ngram_range[0] == 1:
-            unigram = self.vocabulary.add(numbers, unigram)
-        self._dropped = np.concatenate([self._dropped, np.zeros(len(numbers), dtype=bool)])
-        self._unigram = np.concatenate([self._unigram, unigram])
 
-    def _store_words(self, joined: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Append words (their bytes, a NUL after each) to the store; their numbers."""
+    def _append_words(self, joined: np.ndarray, lengths: np.ndarray, dropped: np.ndarray) -> np.ndarray:
+        """Number new words (their bytes, a NUL after each), those in ``dropped`` to be dropped;
+        in a growing table whose analyzer counts single words, each other one gets a column.
+        Their numbers."""
         numbers = np.arange(len(self._store_starts), len(self._store_starts) + len(lengths), dtype=np.int64)
         self._store_starts = np.concatenate([self._store_starts, len(self._store) - _PAD + np.cumsum(lengths + 1)
                                              - (lengths + 1)])
         self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
+        unigram = np.full(len(numbers), -1, dtype=np.int64)
+        if self.vocabulary is not None and self.analyzer.ngram_range[0] == 1:
+            kept = numbers[~dropped]
+            unigram[~dropped] = self.vocabulary.add(kept, np.full(len(kept), _NO_TOKEN, dtype=np.int64))
+        self._dropped = np.concatenate([self._dropped, dropped])
+        self._unigram = np.concatenate([self._unigram, unigram])
         return numbers
 
     def word_ranks(self) -> np.ndarray:
@@ -435,17 +439,11 @@ class WordTable:
             self.strings += strings
         else:
             joined = _spans_joined(buffer, starts, lengths)
-        numbers = self._store_words(joined, lengths)
-        self._tokens.add(keys, numbers)
         dropped = np.full(len(starts), stop_words)
         if self.vocabulary is not None and self.analyzer.stop_words:
             dropped[:] = [s in self.analyzer.stop_words for s in strings]
-        unigram = np.full(len(starts), -1, dtype=np.int64)
-        if self.vocabulary is not None and self.analyzer.ngram_range[0] == 1:
-            kept = numbers[~dropped]
-            unigram[~dropped] = self.vocabulary.add(kept, np.full(len(kept), _NO_TOKEN, dtype=np.int64))
-        self._dropped = np.concatenate([self._dropped, dropped])
-        self._unigram = np.concatenate([self._unigram, unigram])
+        numbers = self._append_words(joined, lengths, dropped)
+        self._tokens.add(keys, numbers)
         return numbers
 
     # --- bigrams ---------------------------------------------------------------------------
