@@ -305,44 +305,53 @@ class WordTable:
 
     def _count_scanned(self, found: Buffered) -> CountMatrix:
         """The compiled scanner's counts: the token numbers in one pass, then each document's
-        columns counted in another, in C. A growing table takes in the words and pairs it
-        lacks, and makes its slots twice as large when it runs out of room."""
-        buffer, doc_starts, growing = found.buffer, found.doc_starts, self.vocabulary is not None
+        columns counted in another, in C."""
+        numbers, rows = self._scan(found.buffer, found.doc_starts)
+        return self._count_numbers(numbers, rows, len(found.doc_starts))
+
+    def _scan(self, buffer: np.ndarray, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each token's word number (-1: not in a fixed table) and document. A growing table
+        takes in the words it lacks, its slots made twice as large when they run short."""
+        growing = self.vocabulary is not None
         numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
         while True:
             lengths, slots = self._scanned
             room = len(slots) // 4 - len(lengths) if growing else 0  # new words, keeping slots under half full
             if not growing or room > 0:
-                added = np.empty(2 * room, dtype=np.int64)
-                n, n_added = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts,
-                                            lengths, slots, numbers, rows, added)
+                spans = np.empty(2 * room, dtype=np.int64)
+                n, n_new = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts,
+                                          lengths, slots, numbers, rows, spans)
                 if n >= 0:
                     break
             self._rehash_words(len(slots))
-        if n_added:
-            self._take_words(buffer, added[0:2 * n_added:2], added[1:2 * n_added:2])
+        if n_new:
+            self._take_words(buffer, spans[0:2 * n_new:2], spans[1:2 * n_new:2])
+        return numbers[:n], rows[:n]
+
+    def _count_numbers(self, numbers: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
+        """Documents x columns counts from the scan. A growing table gives each new pair the
+        next column, its pair slots made twice as large when they run short."""
         low, high = self.analyzer.ngram_range
-        growing_pairs = growing and high == 2
-        indptr, indices, data = (np.empty(len(doc_starts) + 1, np.int64), np.empty(2 * n, np.int64),
-                                 np.empty(2 * n, np.float64))
+        growing_pairs = self.vocabulary is not None and high == 2
+        indptr, indices, data = (np.empty(n_texts + 1, np.int64), np.empty(2 * len(numbers), np.int64),
+                                 np.empty(2 * len(numbers), np.float64))
         while True:
-            n_columns = len(self.vocabulary) if growing else self._n_columns
+            n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
             room = 3 * len(self._pair_slots) // 8 - self._n_pairs if growing_pairs else 0  # under 3/4 full
             if not growing_pairs or room > 0:
-                added = np.empty(room, dtype=np.uint64)
-                written, n_added = _wordscan.count(numbers[:n], rows[:n], self._dropped, self._unigram,
-                                                   self._pair_slots, (low == 1) | (high == 2) << 1, n_columns,
-                                                   indptr, indices, data, added)
+                pairs = np.empty(room, dtype=np.uint64)
+                written, n_new = _wordscan.count(numbers, rows, self._dropped, self._unigram, self._pair_slots,
+                                                 (low == 1) | (high == 2) << 1, n_columns, indptr, indices, data,
+                                                 pairs)
                 if written >= 0:
                     break
             self._pair_slots = np.full(2 * len(self._pair_slots), -1, dtype=np.int64)
             _wordscan.build_pairs(*self.vocabulary.pairs(), self._pair_slots)
-        if n_added:
-            pairs = added[:n_added]
-            self.vocabulary.add((pairs >> np.uint64(32)).astype(np.int64),
-                                (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64))
-            self._n_pairs += n_added
-        return CountMatrix(indptr, indices[:written], data[:written], n_columns + n_added)
+        if n_new:
+            self.vocabulary.add((pairs[:n_new] >> np.uint64(32)).astype(np.int64),
+                                (pairs[:n_new] & np.uint64(0xFFFFFFFF)).astype(np.int64))
+            self._n_pairs += n_new
+        return CountMatrix(indptr, indices[:written], data[:written], n_columns + n_new)
 
     def _rehash_words(self, n_slots: int) -> None:
         """Give the compiled scanner ``n_slots`` slots (a power of two), filled with the words."""
