@@ -160,3 +160,21 @@ def test_every_shared_corpus_reads_completely(name, expected):
         corpus = LabelledCorpus([str(root / part)])
         assert sum(1 for _ in corpus) == count == corpus.report.documents
         assert corpus.report.skipped == {}
+
+
+def test_a_file_that_changed_since_it_was_listed_is_read_as_it_is_now(tmp_path):
+    """Files are read by their listed size in one system call; one that grew or shrank after
+    the listing still comes whole, and a maildir message (no listed size) too."""
+    from nbtext.readers.folders import read_bytes
+
+    (tmp_path / "ham").mkdir()
+    for name in ("grows", "shrinks", "empty"):
+        (tmp_path / "ham" / name).write_bytes(b"x" * 1000 if name == "shrinks" else b"lunch at noon")
+    (tmp_path / "ham" / "empty").write_bytes(b"")
+    corpus = LabelledCorpus([str(tmp_path)])
+    grown = b"lunch at noon" + b" and later" * 20_000
+    (tmp_path / "ham" / "grows").write_bytes(grown)
+    (tmp_path / "ham" / "shrinks").write_bytes(b"short")
+    assert {os.path.basename(d.source): d.text for d in corpus} == {
+        "empty": "", "grows": grown.decode(), "shrinks": "short"}
+    assert read_bytes(str(tmp_path / "ham" / "grows")) == grown

@@ -64,10 +64,24 @@ def read_files(
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[Document]:
     """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted)."""
-    for path, label, _ in entries:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+    for path, label, size in entries:
+        raw = read_bytes(path, size)
         text, replaced = decode(raw, encoding)
         yield report.add(Document(text, label, path), replaced=replaced)
         if progress is not None:
             progress(len(raw))
+
+
+def read_bytes(path: str, size: int | None = None) -> bytes:
+    """The whole of a file, by bare system calls: half the cost of ``open(path, "rb").read()``
+    per file, which counts in folders of many small documents. ``size`` (as listed, else as
+    the file says now) is read in one call; a file that has grown is read on to its end."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size if size is None else size
+        parts = [os.read(fd, size + 1)]
+        while parts[-1]:
+            parts.append(os.read(fd, max(size, 1 << 16)))
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 2 else b"".join(parts)

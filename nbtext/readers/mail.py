@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import email.message
 
+from .folders import read_bytes
 from .report import Document, ReadReport, decode
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
@@ -240,8 +241,7 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
                        progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per message file of ``entries`` (path, label, size), in order."""
     for path, label, size in entries:
-        with open(path, "rb") as handle:
-            yield read_message(handle.read(), path, label, report, headers)
+        yield read_message(read_bytes(path, size), path, label, report, headers)
         if progress is not None:
             progress(size)
 
@@ -271,8 +271,7 @@ def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequ
     )
     files.sort(key=os.path.basename)
     for index, file in enumerate(files, 1):
-        with open(file, "rb") as handle:
-            raw = handle.read()
+        raw = read_bytes(file)
         yield read_message(raw, f"{path}:{index}", label, report, headers)
         if progress is not None:
             progress(len(raw))

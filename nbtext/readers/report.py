@@ -45,7 +45,7 @@ class ReadReport:
             self.labels[doc.label] += 1
         if replaced:
             self.replaced.append(doc.source)
-        if not doc.text.strip():
+        if not doc.text or doc.text.isspace():  # not doc.text.strip(), which copies the text
             self.empty.append(doc.source)
         return doc
 
