@@ -317,9 +317,10 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
                    "thresholded (of documents given 0.8, about 8 in 10 are right); predictions do not change. "
                    "DATA is held in memory.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
-              help="Count in N processes (default: one per core); the model is the same bit for bit. With 1, "
-                   "a second thread finds the tokens. Small data (one batch of 1,000 documents) is counted in "
-                   "this process.")
+              help="Count in N processes: this one and N-1 workers, which read folders' files themselves; the "
+                   "model is the same bit for bit. Default: one per core, with workers starting only past 64 MB "
+                   "of documents, below which one process (with threads for reading and finding tokens) is as "
+                   "fast.")
 @spam_options
 @nb_options
 @analyzer_options
@@ -354,9 +355,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     """
     from . import render, training
     from .model import Model
-    from .cores import available_cores
 
-    jobs = jobs or available_cores()
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
     base = None

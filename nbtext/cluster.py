@@ -23,9 +23,8 @@ from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import DataError, NbtextError
 from .model import Model
-from .readers import Document, LabelledCorpus, ReadReport
-from .readers.folders import Entry, list_folder, read_files
-from .readers.mail import read_message_files
+from .readers import Document, FileBatch, LabelledCorpus, ReadReport
+from .readers.folders import Entry, list_folder
 
 #: Bytes of documents per training shard: big enough to amortise a task, small enough that a
 #: lost worker costs little.
@@ -93,10 +92,7 @@ def _read_on_worker(entries: list[Entry], mail: bool, encoding: str,
 
     report = ReadReport()
     try:
-        if mail:
-            documents = list(read_message_files(entries, report, headers))
-        else:
-            documents = list(read_files(entries, report, encoding=encoding))
+        documents = list(FileBatch(entries, mail, encoding, tuple(headers)).read(report))
     except OSError as error:
         raise DataError(f"worker {socket.gethostname()} cannot read {error.filename}: {error.strerror} "
                         "(every worker must see the files at the same path)") from None

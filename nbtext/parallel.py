@@ -1,5 +1,6 @@
 """Every core: worker processes analyze and count (or score) batches of documents while this
-process reads them. Counts are added up at the end; scored batches come back in input order.
+process reads them; a folder's files the counting workers read themselves. Counts are added up
+at the end; scored batches come back in input order.
 
 Workers start by forkserver (spawn where there is none), so a script that calls this must
 guard its entry point with ``if __name__ == "__main__":``, as multiprocessing requires.
@@ -14,13 +15,14 @@ import functools
 import multiprocessing
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import NbtextError
-from .training import count_batches
+from .readers import Document, FileBatch, ReadReport
+from .training import count_batches, labelled, read_ahead
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
 #: flat when reading is faster than counting.
@@ -29,24 +31,53 @@ QUEUED_PER_WORKER = 2
 POLL_SECONDS = 1.0
 
 
-def count_in_processes(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                       doc_norm: str | None, jobs: int) -> FrozenCounts:
-    """The counts of ``batches`` of (texts, labels), counted by ``jobs`` worker processes."""
-    pool = _Pool(functools.partial(_count_batches, analyzer=analyzer.to_dict(), tf=tf, doc_norm=doc_norm), jobs,
-                 "count")
+def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: Analyzer, *, tf: str,
+                       doc_norm: str | None, jobs: int, report: ReadReport | None = None,
+                       start_after: int = 0) -> FrozenCounts:
+    """The counts of ``batches`` of labelled documents, counted by this process and ``jobs`` - 1
+    worker processes, which start once more than ``start_after`` bytes of documents have come
+    (never for a single batch).
+
+    A batch goes to the workers while their queue has room and is counted here otherwise, so
+    this process counts while they start and whenever they are busy. A FileBatch's files are
+    read by whoever counts it; what was seen is added to ``report`` in the order of the
+    batches, as if this process had read them all.
+    """
+    pool: _Pool | None = None
+    work = functools.partial(_count_batches, analyzer=analyzer.to_dict(), tf=tf, doc_norm=doc_norm)
+
+    def not_taken() -> Iterator[tuple[int, Any]]:
+        nonlocal pool
+        seen = 0
+        for number, batch in enumerate(batches):
+            if isinstance(batch, FileBatch):
+                task, size = (number, batch), batch.size
+            else:
+                texts, labels = labelled(batch, None)
+                task, size = (number, (texts, labels)), sum(map(len, texts))
+            if pool is None and seen > start_after:
+                pool = _Pool(work, jobs - 1, "count")
+            if pool is None or not pool.offer(task):
+                yield task
+            seen += size
+
+    reports: list[tuple[int, ReadReport]] = []
     try:
-        for batch in batches:
-            pool.put(batch)
-        for _ in pool.workers:
-            pool.put(None)
-        merged = None
-        for _ in pool.workers:
-            counts = pool.get()
-            merged = counts if merged is None else merged.merge(counts)
-        pool.join()
-        return merged
+        merged = count_batches(read_ahead(_read_tasks(not_taken(), reports)), analyzer, tf=tf, doc_norm=doc_norm)
+        if pool is not None:
+            for _ in pool.workers:
+                pool.put(None)
+            for _ in pool.workers:
+                counts, seen = pool.get()
+                merged = merged.merge(counts)
+                reports += seen
+            pool.join()
     finally:
-        pool.stop()
+        if pool is not None:
+            pool.stop()
+    for _, part in sorted(reports, key=lambda numbered: numbered[0]):
+        report.update(part)
+    return merged
 
 
 def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], items: Iterable[tuple],
@@ -123,6 +154,15 @@ class _Pool:
             except queue.Full:  # while there is work to hand out, no worker may have stopped
                 self._check(stopped=lambda code: code is not None)
 
+    def offer(self, item: Any) -> bool:
+        """Queue ``item`` if there is room now; False while every worker has work waiting."""
+        try:
+            self.tasks.put_nowait(item)
+            return True
+        except queue.Full:
+            self._check(stopped=lambda code: code is not None)
+            return False
+
     def get(self) -> Any:
         while True:
             try:
@@ -175,10 +215,24 @@ def _serve(tasks, results, work: Callable[[Iterator[Any]], Iterable[Any]]) -> No
         results.put(("error", f"{type(error).__name__}: {error}"))
 
 
-def _count_batches(batches: Iterator[Any], analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> list:
+def _count_batches(tasks: Iterator[Any], analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> list:
     """Counting work: the counts of every batch taken, sent once at the end, sorted, so that
-    merging them is linear. Each process has its core: no second thread finds tokens ahead."""
-    return [count_batches(batches, Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm, ahead=False)]
+    merging them is linear, with a report of each FileBatch read. Each process has its core:
+    no second thread finds tokens ahead."""
+    reports: list[tuple[int, ReadReport]] = []
+    counts = count_batches(_read_tasks(tasks, reports), Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm,
+                           ahead=False)
+    return [(counts, reports)]
+
+
+def _read_tasks(tasks: Iterable[tuple[int, Any]], reports: list[tuple[int, ReadReport]]) -> Iterator[Any]:
+    """The (texts, labels) of numbered batches, reading a FileBatch's files; its report goes to
+    ``reports`` with its number."""
+    for number, batch in tasks:
+        if isinstance(batch, FileBatch):
+            reports.append((number, ReadReport()))
+            batch = labelled(batch, reports[-1][1])
+        yield batch
 
 
 def _map_items(items: Iterator[Any], function: Callable[..., Any], setup: Callable[[], Any]) -> Iterator[Any]:

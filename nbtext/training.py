@@ -12,31 +12,61 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .analysis import Analyzer
-from .cores import run_ahead
+from .cores import available_cores, run_ahead
 from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
-from .readers import Document
+from .readers import Document, FileBatch, ReadReport, Reading
 from .vectorizing import Vectorizer
 
 BATCH_SIZE = 1000
 _Batch = tuple[list[str], list[str]]
 
 
+#: With ``jobs=None``, worker processes join in only past this many bytes of documents: below it
+#: one process, with its reading and token-finding threads, is as fast or faster, since starting
+#: workers and merging their counts costs more than it saves (measured in benchmarks/speed.py).
+PROCESSES_AFTER_BYTES = 64 << 20
+
+
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
-              jobs: int = 1) -> FrozenCounts:
-    """The counts of the labelled ``documents``; with ``jobs`` > 1 and more than one batch of
-    them, counted by that many worker processes (the same counts, bit for bit)."""
-    batches = _labelled_batches(documents)
-    first = list(itertools.islice(batches, 2))
-    if jobs > 1 and len(first) > 1:
-        from .parallel import count_in_processes
+              jobs: int | None = 1) -> FrozenCounts:
+    """The counts of the labelled ``documents``: the same, bit for bit, however many processes
+    count them.
 
-        return count_in_processes(itertools.chain(first, batches), analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
-    return count_batches(_read_ahead(itertools.chain(first, batches)), analyzer, tf=tf, doc_norm=doc_norm)
+    ``jobs`` > 1 starts that many - 1 worker processes after the first batch, which count
+    beside this one; ``None`` means one per core, started once more than
+    PROCESSES_AFTER_BYTES have come. When ``documents`` is a corpus's Reading, the workers read
+    the folders' files themselves.
+    """
+    report = documents.report if isinstance(documents, Reading) else None
+    if jobs == 1 or (jobs is None and available_cores() == 1):
+        return count_batches(read_ahead(labelled(batch, report) for batch in _chunks(documents)), analyzer, tf=tf,
+                             doc_norm=doc_norm)
+    from .parallel import count_in_processes
+
+    batches = documents.batches(BATCH_SIZE) if report is not None else _chunks(documents)
+    return count_in_processes(batches, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs or available_cores(),
+                              report=report, start_after=PROCESSES_AFTER_BYTES if jobs is None else 0)
 
 
-def _read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
+def _chunks(documents: Iterable[Document]) -> Iterator[list[Document]]:
+    stream = iter(documents)
+    return iter(lambda: list(itertools.islice(stream, BATCH_SIZE)), [])
+
+
+def labelled(batch: list[Document] | FileBatch, report: ReadReport | None) -> _Batch:
+    """The (texts, labels) of a batch, reading a FileBatch's files into ``report``; a DataError
+    for a document without a label."""
+    if isinstance(batch, FileBatch):
+        batch = list(batch.read(report))
+    unlabelled = next((doc.source for doc in batch if doc.label is None), None)
+    if unlabelled is not None:
+        raise DataError(f"{unlabelled}: document has no label")
+    return [doc.text for doc in batch], [doc.label for doc in batch]
+
+
+def read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
     """``batches`` in order, read by a second thread up to ``ahead`` batches before they are
     asked for, so that reading files overlaps counting. A reader's error is raised here, in
     place of the batch it was reading."""
@@ -58,16 +88,6 @@ def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyz
     return counts.finalized()
 
 
-def _labelled_batches(documents: Iterable[Document]) -> Iterator[tuple[list[str], list[str]]]:
-    """(texts, labels) of BATCH_SIZE documents at a time; a DataError for a document without a label."""
-    stream = iter(documents)
-    while batch := list(itertools.islice(stream, BATCH_SIZE)):
-        unlabelled = next((doc.source for doc in batch if doc.label is None), None)
-        if unlabelled is not None:
-            raise DataError(f"{unlabelled}: document has no label")
-        yield [doc.text for doc in batch], [doc.label for doc in batch]
-
-
 #: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
 DEFAULT_ANALYZER = Analyzer(ngram_range=(1, 2))
 DEFAULT_TF, DEFAULT_DOC_NORM = "log", None
@@ -81,13 +101,13 @@ def train(
     doc_norm: str | None = DEFAULT_DOC_NORM,
     settings: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
-    jobs: int = 1,
+    jobs: int | None = 1,
 ) -> Model:
     """A Model trained on labelled ``documents``.
 
     ``tf`` and ``doc_norm`` say how each document's counts are transformed before they are
     summed per class (see ``counting.weigh_rows``); ``settings`` are the Model's. ``jobs``
-    worker processes count when there is more than one batch of documents.
+    processes count (see ``count_all``; None: one per core, for large data).
 
     Examples
     --------
@@ -123,7 +143,7 @@ def _summarize(model: Model, started: float) -> Model:
 
 
 def update(model: Model, documents: Iterable[Document], *, settings: dict[str, Any] | None = None,
-           remove: bool = False, jobs: int = 1) -> Model:
+           remove: bool = False, jobs: int | None = 1) -> Model:
     """``model`` with ``documents`` added: equal to training on the old and new data at once.
 
     New words grow the vocabulary; pruning (``min_df`` ...) is redone over all the counts.

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nbtext.model import Model
-from nbtext.readers import LabelledCorpus
+from nbtext.readers import Document, LabelledCorpus
 
 from .conftest import assert_same_counts, corpus_path, run
 
@@ -106,19 +106,54 @@ def test_transforms_equal_scikit_learn_tfidf(weighting, idf, oracle_steps, varia
 @pytest.mark.parametrize("corpus, options", [
     ("sms-spam", []),  # a line file, nbtext's defaults (log tf, unit length: weighted sums)
     ("20news-bydate", ["--variant", "multinomial", "--ngram-range", "1,1", "--min-df", "1", "--tf", "raw",
-                       "--doc-norm", "none", "--no-idf"]),
+                       "--doc-norm", "none", "--no-idf"]),  # a folder: the workers read its files
 ])
 def test_jobs_give_the_same_model_bit_for_bit(corpus, options, tmp_path):
+    """The model, and the account of what was read (replaced bytes, broken MIME, attachments,
+    each file named in order), are the same however many processes read and count."""
     data = corpus_path(corpus) / ("SMSSpamCollection" if corpus == "sms-spam" else "train")
-    models = {}
+    models, reports = {}, {}
     for jobs in (1, 3):
         path = tmp_path / f"jobs{jobs}.joblib"
-        run(["train", data, "-o", path, "--jobs", jobs, *options])
+        result = run(["train", data, "-o", path, "--jobs", jobs, "--verbose", *options])
         models[jobs] = Model.load(path)
+        reports[jobs] = result.stderr.split("\ntrained ")[0]
     assert models[1].summary["documents"] == models[3].summary["documents"] > 5000
+    assert reports[1] == reports[3]
     assert_same_counts(models[1].counts.to_dict(), models[3].counts.to_dict())
     texts = [doc.text for doc in LabelledCorpus([str(data)])][:300]
     assert models[1].predict(texts) == models[3].predict(texts)
+
+
+def test_workers_parse_mail_files_as_one_process_does():
+    """Mail folders: the workers read and parse the message files themselves. The counts and
+    the account of what was read (replaced bytes, broken MIME, attachments: all present in this
+    corpus) equal one process's, in file order."""
+    from nbtext.analysis import Analyzer
+    from nbtext.training import count_all
+
+    counts, reports = {}, {}
+    for jobs in (1, 3):
+        corpus = LabelledCorpus([str(corpus_path("spamassassin-2003"))], input_format="email")
+        counts[jobs] = count_all(corpus.read(), Analyzer(ngram_range=(1, 2)), tf="log", doc_norm=None, jobs=jobs)
+        reports[jobs] = corpus.report
+    assert_same_counts(counts[1].to_dict(), counts[3].to_dict())
+    assert reports[1] == reports[3]
+    assert (reports[1].documents, len(reports[1].malformed), reports[1].attachments) == (3000, 27, 89)
+    assert len(reports[1].replaced) == 57
+
+
+def test_workers_that_join_part_way_count_the_same():
+    """By default (jobs=None) workers join in only once PROCESSES_AFTER_BYTES of documents have
+    come, while this process counts on: the counts still equal one process's."""
+    from nbtext.analysis import Analyzer
+    from nbtext.parallel import count_in_processes
+    from nbtext.training import count_all
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    batches = (docs[i:i + 300] for i in range(0, len(docs), 300))
+    late = count_in_processes(batches, Analyzer(), tf="log", doc_norm=None, jobs=2, start_after=100_000)
+    assert_same_counts(count_all(docs, Analyzer(), tf="log", doc_norm=None).to_dict(), late.to_dict())
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -140,7 +175,7 @@ def test_a_dead_counting_process_is_an_error(sms_halves, tmp_path):
     from nbtext.errors import NbtextError
     from nbtext.parallel import count_in_processes
 
-    batches = [(["free prize now"] * 10, ["spam"] * 10)] * 4
+    batches = [[Document("free prize now", "spam", "a")] * 10] * 4
     broken = Analyzer()
     object.__setattr__(broken, "analyzer", "no-such-analyzer")
     with pytest.raises(NbtextError, match="a worker process failed: DataError: unknown analyzer"):

@@ -10,26 +10,74 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+from dataclasses import dataclass
 from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO
 
 from ..errors import DataError
-from .folders import list_folder, read_files
+from .folders import Entry, list_folder, read_files
 from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message, read_message_files
 from .report import Document, ReadReport, check_encoding, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
-    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "LabelledCorpus", "ReadReport",
-    "check_encoding",
-    "iter_unlabelled",
+    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
+    "ReadReport", "Reading", "check_encoding", "iter_unlabelled",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
 INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
 _SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
 _FILES_PER_BATCH = 256
+
+
+@dataclass(frozen=True)
+class FileBatch:
+    """Labelled document files (plain or mail), listed but not read yet: whoever counts them
+    reads them, so that worker processes share the reading too."""
+
+    entries: list[Entry]
+    mail: bool
+    encoding: str
+    headers: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        """The files' bytes, as listed."""
+        return sum(entry[2] for entry in self.entries)
+
+    def read(self, report: ReadReport, progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+        """The files' documents in order, with what happened counted in ``report``."""
+        if self.mail:
+            return read_message_files(self.entries, report, self.headers, progress)
+        return read_files(self.entries, report, encoding=self.encoding, progress=progress)
+
+
+class Reading(Iterator[Document]):
+    """The documents of a LabelledCorpus as they are read (``LabelledCorpus.read``).
+
+    Iterate it for Documents; or, before that, take ``batches``: lists of Documents, except
+    that the files of folders come unread, as FileBatch, for worker processes to read.
+    """
+
+    def __init__(self, corpus: LabelledCorpus, progress: Callable[[int], None] | None) -> None:
+        self.report = corpus.report
+        self._corpus, self._progress = corpus, progress
+        self._documents: Iterator[Document] | None = None
+
+    def __next__(self) -> Document:
+        if self._documents is None:
+            self._documents = self._corpus._documents(self._progress)
+        return next(self._documents)
+
+    def batches(self, size: int) -> Iterator[list[Document] | FileBatch]:
+        """Every document, in order, ``size`` at a time; ``progress`` counts a FileBatch's bytes
+        once it is handed out."""
+        if self._documents is not None:
+            raise ValueError("this Reading is being iterated as documents already")
+        self._documents = iter(())
+        return self._corpus._batches(size, self._progress)
 
 
 class LabelledCorpus:
@@ -107,36 +155,56 @@ class LabelledCorpus:
     def __iter__(self) -> Iterator[Document]:
         return self.read()
 
-    def read(self, progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-        """Yield every document; ``progress`` is called with the number of bytes consumed."""
+    def read(self, progress: Callable[[int], None] | None = None) -> Reading:
+        """Every document, read as it is asked for; ``progress`` is called with the number of
+        bytes consumed. The Reading can hand folders' files out unread instead (``batches``)."""
+        return Reading(self, progress)
+
+    def _documents(self, progress: Callable[[int], None] | None) -> Iterator[Document]:
         for path, fmt, entries in self._plan:
-            if fmt == "folder":
-                yield from read_files(entries, self.report, encoding=self.encoding, progress=progress)
-            elif fmt == "email":
-                yield from read_message_files(entries, self.report, self.headers, progress)
-            elif fmt == "mbox":
-                for file, label, _ in entries:
-                    yield from iter_mbox(file, label, self.report, self.headers, progress)
-            elif fmt == "maildir":
-                for box, label in entries:
-                    yield from iter_maildir(box, label, self.report, self.headers, progress)
-            elif fmt == "manifest":
-                skip = self.columns is not None and self.columns.skip_unlabelled
-                yield from read_manifest(path, self.report, encoding=self.encoding, skip_unlabelled=skip,
-                                         progress=progress)
-            elif fmt == "csv" or (fmt == "tsv" and self.columns is not None):
-                delimiter = "\t" if fmt == "tsv" else DELIMITERS.get(_suffix(path), ",")
-                yield from read_table(path, delimiter, self.columns or Columns(), self.report,
-                                      encoding=self.encoding, progress=progress)
-            elif fmt == "jsonl" and self.columns is not None and path != "-":
-                yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
-                                             progress=progress)
-            elif path == "-":
-                stdin = self._stdin or sys.stdin.buffer
-                yield from self._read_lines(stdin, "<stdin>", fmt, progress)
+            yield from self._read_one(path, fmt, entries, progress)
+
+    def _batches(self, size: int, progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch]:
+        for path, fmt, entries in self._plan:
+            if fmt in ("folder", "email"):
+                for start in range(0, len(entries), size):
+                    batch = FileBatch(entries[start:start + size], fmt == "email", self.encoding, self.headers)
+                    yield batch
+                    if progress is not None:
+                        progress(batch.size)
             else:
-                with open(path, "rb") as handle:
-                    yield from self._read_lines(handle, path, fmt, progress)
+                documents = self._read_one(path, fmt, entries, progress)
+                while batch := list(itertools.islice(documents, size)):
+                    yield batch
+
+    def _read_one(self, path: str, fmt: str | None, entries: list,
+                  progress: Callable[[int], None] | None) -> Iterator[Document]:
+        """The documents of one DATA argument."""
+        if fmt in ("folder", "email"):
+            yield from FileBatch(entries, fmt == "email", self.encoding, self.headers).read(self.report, progress)
+        elif fmt == "mbox":
+            for file, label, _ in entries:
+                yield from iter_mbox(file, label, self.report, self.headers, progress)
+        elif fmt == "maildir":
+            for box, label in entries:
+                yield from iter_maildir(box, label, self.report, self.headers, progress)
+        elif fmt == "manifest":
+            skip = self.columns is not None and self.columns.skip_unlabelled
+            yield from read_manifest(path, self.report, encoding=self.encoding, skip_unlabelled=skip,
+                                     progress=progress)
+        elif fmt == "csv" or (fmt == "tsv" and self.columns is not None):
+            delimiter = "\t" if fmt == "tsv" else DELIMITERS.get(_suffix(path), ",")
+            yield from read_table(path, delimiter, self.columns or Columns(), self.report,
+                                  encoding=self.encoding, progress=progress)
+        elif fmt == "jsonl" and self.columns is not None and path != "-":
+            yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
+                                         progress=progress)
+        elif path == "-":
+            stdin = self._stdin or sys.stdin.buffer
+            yield from self._read_lines(stdin, "<stdin>", fmt, progress)
+        else:
+            with open(path, "rb") as handle:
+                yield from self._read_lines(handle, path, fmt, progress)
 
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
         lines = iter(stream)
