@@ -17,43 +17,52 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
 
     Hidden entries, non-regular files and links to folders are skipped and counted. With
     ``labelled`` a file's label is its first-level subfolder, so files lying directly in
-    ``root`` have none and are skipped and counted too.
+    ``root`` have none and are skipped and counted too. Folders come in name order, each one's
+    files before its subfolders'.
     """
     entries: list[Entry] = []
-
-    def unreadable(error: OSError) -> None:
-        report.skip("unreadable folder", str(error.filename))
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
-        kept = []
-        for name in sorted(dirnames):
-            path = os.path.join(dirpath, name)
-            if name.startswith("."):
-                report.skip("hidden", path)
-            elif os.path.islink(path):
-                report.skip("link to a folder (not followed)", path)
-            else:
-                kept.append(name)
-        dirnames[:] = kept
-        relative = os.path.relpath(dirpath, root)
-        label = None if relative == os.curdir else relative.split(os.sep)[0]
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
-            if name.startswith("."):
-                report.skip("hidden", path)
-                continue
-            try:
-                info = os.stat(path)
-            except OSError:
-                report.skip("broken link or unreadable", path)
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                report.skip("not a regular file", path)
-            elif labelled and label is None:
-                report.skip("not inside a class folder", path)
-            else:
-                entries.append((path, label if labelled else None, info.st_size))
+    _list_into(entries, root, None, report, labelled)
     return entries
+
+
+def _list_into(entries: list[Entry], folder: str, label: str | None, report: ReadReport, labelled: bool) -> None:
+    """Append ``folder``'s document files to ``entries``, then its subfolders'. The kind of each
+    entry comes from the folder listing itself; only a document file costs a ``stat`` (its
+    size)."""
+    try:
+        with os.scandir(folder) as listing:
+            children = sorted(listing, key=lambda entry: entry.name)
+    except OSError as error:
+        report.skip("unreadable folder", str(error.filename))
+        return
+    folders, files = [], []
+    for child in children:
+        (folders if child.is_dir() else files).append(child)
+    subfolders = []
+    for child in folders:
+        if child.name.startswith("."):
+            report.skip("hidden", child.path)
+        elif child.is_symlink():
+            report.skip("link to a folder (not followed)", child.path)
+        else:
+            subfolders.append(child)
+    for child in files:
+        if child.name.startswith("."):
+            report.skip("hidden", child.path)
+            continue
+        try:
+            info = child.stat()
+        except OSError:
+            report.skip("broken link or unreadable", child.path)
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            report.skip("not a regular file", child.path)
+        elif labelled and label is None:
+            report.skip("not inside a class folder", child.path)
+        else:
+            entries.append((child.path, label if labelled else None, info.st_size))
+    for child in subfolders:
+        _list_into(entries, child.path, label or child.name, report, labelled)
 
 
 def read_files(
