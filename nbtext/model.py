@@ -258,14 +258,12 @@ class Model:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model atomically: a crash never leaves a half-written file at ``path``."""
-        import joblib
-
         path = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as handle:
-                joblib.dump(self.to_payload(), handle)
+                modelfile.dump(self.to_payload(), handle)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o666 & ~_umask())

@@ -1,4 +1,5 @@
-"""Reading a model file without importing joblib, and without running code from the file.
+"""Reading and writing model files without importing joblib, and reading them without running
+code from the file.
 
 Model files are written by ``joblib.dump`` (uncompressed): a pickle stream in which each numpy
 array is a small ``joblib.numpy_pickle.NumpyArrayWrapper`` object, whose fields (dtype, shape,
@@ -9,6 +10,10 @@ pools), which is a third of a one-document run.
 
 The file is memory-mapped and every array is a read-only view into it: pages are read only
 when touched, and predicting a few documents touches few of them.
+
+``dump`` writes that layout too, byte for byte what ``joblib.dump`` writes (a test holds them
+equal), so that ``joblib.load`` reads every model file; importing joblib only to write it
+cost ``nbtext train`` 0.1 to 0.2 s.
 """
 
 from __future__ import annotations
@@ -74,6 +79,62 @@ class _Reader(pickle._Unpickler):
         if order == "F":
             return array.reshape(shape[::-1]).T
         return array.reshape(shape)
+
+
+class _ArrayWrapper:
+    """Pickled in place of an array, as joblib's wrapper (see _Writer.save_global)."""
+
+    def __init__(self, array: np.ndarray, aligned: bool) -> None:
+        # joblib's field order, which is the order the pickle holds them in.
+        self.subclass, self.shape = np.ndarray, array.shape
+        self.order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+        self.dtype = array.dtype
+        self.allow_mmap = not array.dtype.hasobject
+        self.numpy_array_alignment_bytes = ARRAY_ALIGNMENT if aligned else None
+
+
+#: joblib aligns each array's bytes in the file to this many bytes.
+ARRAY_ALIGNMENT = 16
+
+
+class _Writer(pickle._Pickler):
+    """Python's own pickler (its frames can be ended before raw bytes are written), with each
+    numpy array written as joblib writes it: its wrapper, then padding and the array's bytes."""
+
+    def __init__(self, handle) -> None:
+        super().__init__(handle, protocol=pickle.DEFAULT_PROTOCOL)
+        self.handle = handle
+
+    def save(self, obj: Any, save_persistent_id: bool = True) -> None:
+        if type(obj) is not np.ndarray:
+            return super().save(obj, save_persistent_id)
+        if obj.dtype.hasobject:
+            raise TypeError("a model file holds no arrays of Python objects")
+        super().save(_ArrayWrapper(obj, aligned=True))
+        if self.proto >= 4:
+            self.framer.commit_frame(force=True)
+        padding = ARRAY_ALIGNMENT - (self.handle.tell() + 1) % ARRAY_ALIGNMENT
+        self.handle.write(bytes([padding]) + b"\xff" * padding)
+        fortran = obj.flags.f_contiguous and not obj.flags.c_contiguous
+        self.handle.write(np.ascontiguousarray(obj.T if fortran else obj))
+
+    def save_global(self, obj: Any, name: str | None = None) -> None:
+        if obj is not _ArrayWrapper:
+            return super().save_global(obj, name)
+        # The name joblib's reader (and ours) look for; naming it needs no import of joblib.
+        module, name = _ARRAY_HEADER
+        if self.proto >= 4:
+            self.save(module)
+            self.save(name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
+        self.memoize(obj)
+
+
+def dump(payload: Any, handle) -> None:
+    """Write ``payload`` to the binary file ``handle`` as ``joblib.dump`` would."""
+    _Writer(handle).dump(payload)
 
 
 def load(path: str) -> Any:

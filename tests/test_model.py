@@ -127,20 +127,7 @@ def test_arrays_read_back_as_joblib_reads_them(tmp_path, monkeypatch, compat):
     array a payload can hold (orders, byte orders, empty and 0-d arrays, strings)."""
     if compat:  # files from joblib < 1.2 have no alignment padding before the array bytes
         monkeypatch.setattr(joblib.numpy_pickle.NumpyArrayWrapper.__init__, "__defaults__", (False, None))
-    rng = np.random.default_rng(0)
-    payload = {
-        "format": "nbtext-model",
-        "plain": [1, 2.5, "x", None, {"nested": (True, b"bytes")}],
-        "float": rng.random((3, 5)),
-        "fortran": np.asfortranarray(rng.random((4, 2))),
-        "big-endian": np.arange(7, dtype=">i4"),
-        "empty": np.zeros((0, 3)),
-        "scalar": np.array(3.5),
-        "bool": rng.random(9) > 0.5,
-        "uint8": np.frombuffer(b"\x00\xffterms", dtype=np.uint8),
-        "unicode": np.array(["a", "bc"]),
-        "float32": rng.random(11).astype(np.float32),
-    }
+    payload = every_kind_of_array()
     joblib.dump(payload, tmp_path / "p.joblib")
     from nbtext import modelfile
 
@@ -156,6 +143,39 @@ def test_arrays_read_back_as_joblib_reads_them(tmp_path, monkeypatch, compat):
     assert ours["fortran"].flags.f_contiguous
 
 
+def test_model_files_are_the_bytes_joblib_writes(model, tmp_path):
+    """Model.save writes joblib's layout without importing joblib: byte for byte what
+    joblib.dump writes, for a trained model and for every kind of array."""
+    from nbtext import modelfile
+
+    model.save(tmp_path / "ours")
+    joblib.dump(model.to_payload(), tmp_path / "theirs")
+    assert (tmp_path / "ours").read_bytes() == (tmp_path / "theirs").read_bytes()
+    with open(tmp_path / "arrays", "wb") as handle:
+        modelfile.dump(every_kind_of_array(), handle)
+    joblib.dump(every_kind_of_array(), tmp_path / "arrays-joblib")
+    assert (tmp_path / "arrays").read_bytes() == (tmp_path / "arrays-joblib").read_bytes()
+
+
+def every_kind_of_array() -> dict:
+    """Orders, byte orders, empty and 0-d arrays, strings, a strided view."""
+    rng = np.random.default_rng(0)
+    return {
+        "format": "nbtext-model",
+        "plain": [1, 2.5, "x", None, {"nested": (True, b"bytes")}],
+        "float": rng.random((3, 5)),
+        "fortran": np.asfortranarray(rng.random((4, 2))),
+        "big-endian": np.arange(7, dtype=">i4"),
+        "empty": np.zeros((0, 3)),
+        "scalar": np.array(3.5),
+        "bool": rng.random(9) > 0.5,
+        "uint8": np.frombuffer(b"\x00\xffterms", dtype=np.uint8),
+        "unicode": np.array(["a", "bc"]),
+        "float32": rng.random(11).astype(np.float32),
+        "strided": np.arange(20)[::3],
+    }
+
+
 def test_newer_format_asks_to_upgrade(model, tmp_path):
     payload = model.to_payload()
     payload.update(format_version=99, nbtext_version="9.0")
@@ -165,12 +185,12 @@ def test_newer_format_asks_to_upgrade(model, tmp_path):
 
 
 def test_loading_does_not_import_scipy_sklearn_or_joblib(model, tmp_path):
-    """Nor does scoring in threads import multiprocessing, nor scoring numpy.ma (np.unique
-    imports it: 15 ms of a cold start)."""
+    """Nor does saving import joblib, nor scoring in threads multiprocessing, nor scoring
+    numpy.ma (np.unique imports it: 15 ms of a cold start)."""
     model.save(tmp_path / "m.joblib")
     code = (
         "import sys; from nbtext.model import Model; m = Model.load(sys.argv[1]); m.predict(['my parcel']); "
-        "m.predict(['my parcel never arrived'] * 10_000); "
+        "m.predict(['my parcel never arrived'] * 10_000); m.save(sys.argv[1] + '.copy'); "
         "print(sorted(n for n in ('scipy', 'sklearn', 'rich', 'joblib', 'multiprocessing', 'numpy.ma')"
         " if n in sys.modules))"
     )
