@@ -178,3 +178,26 @@ def test_a_file_that_changed_since_it_was_listed_is_read_as_it_is_now(tmp_path):
     assert {os.path.basename(d.source): d.text for d in corpus} == {
         "empty": "", "grows": grown.decode(), "shrinks": "short"}
     assert read_bytes(str(tmp_path / "ham" / "grows")) == grown
+
+
+def test_batches_hand_out_folders_unread_and_the_rest_read_in_order(tmp_path):
+    """A Reading taken as batches (for worker processes) holds the same documents, in the same
+    order and with the same report, as one iterated document by document: a folder's files
+    come as FileBatch, to be read by whoever counts them; a line file comes read."""
+    from nbtext.readers import FileBatch
+
+    (tmp_path / "more.tsv").write_text("billing\tcharged twice\nshipping\twhere is it\n")
+    paths = [str(TICKETS / "train"), str(tmp_path / "more.tsv")]
+    one_by_one = LabelledCorpus(paths)
+    expected = [(d.label, d.text, d.source) for d in one_by_one.read()]
+    corpus = LabelledCorpus(paths)
+    reading, got, kinds, seen = corpus.read(progress=lambda n: seen.append(n)), [], [], []
+    for batch in reading.batches(100):
+        kinds.append(type(batch).__name__)
+        got += batch.read(corpus.report) if isinstance(batch, FileBatch) else batch
+    assert [(d.label, d.text, d.source) for d in got] == expected
+    assert kinds == ["FileBatch", "FileBatch", "FileBatch", "list"] and len(expected) == 245
+    assert corpus.report == one_by_one.report
+    assert sum(seen) == corpus.total_bytes
+    with pytest.raises(ValueError, match="taken as batches already"):
+        next(reading)

@@ -65,19 +65,25 @@ class Reading(Iterator[Document]):
         self.report = corpus.report
         self._corpus, self._progress = corpus, progress
         self._documents: Iterator[Document] | None = None
+        self._taken = ""  # how the documents were taken: "documents" or "batches"
 
     def __next__(self) -> Document:
         if self._documents is None:
+            self._take("documents")
             self._documents = self._corpus._documents(self._progress)
         return next(self._documents)
 
     def batches(self, size: int) -> Iterator[list[Document] | FileBatch]:
         """Every document, in order, ``size`` at a time; ``progress`` counts a FileBatch's bytes
         once it is handed out."""
-        if self._documents is not None:
-            raise ValueError("this Reading is being iterated as documents already")
-        self._documents = iter(())
+        self._take("batches")
         return self._corpus._batches(size, self._progress)
+
+    def _take(self, how: str) -> None:
+        """The documents are read once: a second reading would find nothing, or only the rest."""
+        if self._taken:
+            raise ValueError(f"this Reading's documents were taken as {self._taken} already")
+        self._taken = how
 
 
 class LabelledCorpus:
