@@ -159,12 +159,17 @@ def median_run(runs: int, make) -> tuple[float, float, str]:
 def nbtext_train_timings(roots: list[Path], out: Path, options: list[str], runs: int) -> dict:
     """``nbtext train`` as it comes (key None: every core, once the data are large enough to pay
     for starting workers), with ``--jobs`` all cores (workers from the first batch on) and with
-    --jobs 1: median_run of each."""
-    cores = available_cores()
-    return {jobs: median_run(runs, lambda: run_sampled(
-        [sys.executable, "-m", "nbtext", "train", *map(str, roots), "-o", str(out), *options,
-         *([] if jobs is None else ["--jobs", str(jobs)])]))
-        for jobs in (None, cores, 1)}
+    --jobs 1: median seconds, peak RSS and output of each, as median_run gives them.
+
+    The three alternate run by run, so that a slow spell of this shared machine falls on all
+    of them alike."""
+    results: dict = {jobs: [] for jobs in (None, available_cores(), 1)}
+    for _ in range(runs):
+        for jobs, done in results.items():
+            done.append(run_sampled([sys.executable, "-m", "nbtext", "train", *map(str, roots), "-o", str(out),
+                                     *options, *([] if jobs is None else ["--jobs", str(jobs)])]))
+    return {jobs: (statistics.median(r[1] for r in done), max(r[2] for r in done), done[-1][0])
+            for jobs, done in results.items()}
 
 
 def train_ratios(sk_seconds: float, timings: dict) -> str:

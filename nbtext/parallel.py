@@ -68,9 +68,9 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
             for _ in pool.workers:
                 pool.put(None)
             for _ in pool.workers:
-                counts, seen = pool.get()
+                counts, their_reports = pool.get()
                 merged = merged.merge(counts)
-                reports += seen
+                reports += their_reports
             pool.join()
     finally:
         if pool is not None:
