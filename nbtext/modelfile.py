@@ -81,6 +81,10 @@ class _Reader(pickle._Unpickler):
         return array.reshape(shape)
 
 
+#: joblib aligns each array's bytes in the file to this many bytes.
+ARRAY_ALIGNMENT = 16
+
+
 class _ArrayWrapper:
     """Pickled in place of an array, as joblib's wrapper (see _Writer.save_global)."""
 
@@ -91,10 +95,6 @@ class _ArrayWrapper:
         self.dtype = array.dtype
         self.allow_mmap = not array.dtype.hasobject
         self.numpy_array_alignment_bytes = ARRAY_ALIGNMENT if aligned else None
-
-
-#: joblib aligns each array's bytes in the file to this many bytes.
-ARRAY_ALIGNMENT = 16
 
 
 class _Writer(pickle._Pickler):

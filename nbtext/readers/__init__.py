@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from ..errors import DataError
