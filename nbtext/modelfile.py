@@ -88,18 +88,19 @@ ARRAY_ALIGNMENT = 16
 class _ArrayWrapper:
     """Pickled in place of an array, as joblib's wrapper (see _Writer.save_global)."""
 
-    def __init__(self, array: np.ndarray, aligned: bool) -> None:
-        # joblib's field order, which is the order the pickle holds them in.
+    def __init__(self, array: np.ndarray) -> None:
+        # joblib's fields in joblib's order, which is the order the pickle holds them in.
         self.subclass, self.shape = np.ndarray, array.shape
         self.order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
         self.dtype = array.dtype
-        self.allow_mmap = not array.dtype.hasobject
-        self.numpy_array_alignment_bytes = ARRAY_ALIGNMENT if aligned else None
+        self.allow_mmap = True  # arrays of objects, which joblib would not map, are refused
+        self.numpy_array_alignment_bytes = ARRAY_ALIGNMENT
 
 
 class _Writer(pickle._Pickler):
     """Python's own pickler (its frames can be ended before raw bytes are written), with each
-    numpy array written as joblib writes it: its wrapper, then padding and the array's bytes."""
+    numpy array written as joblib writes it: its wrapper, then padding and the array's bytes.
+    The protocol is Python's default, 4 or newer, as joblib's is."""
 
     def __init__(self, handle) -> None:
         super().__init__(handle, protocol=pickle.DEFAULT_PROTOCOL)
@@ -110,25 +111,21 @@ class _Writer(pickle._Pickler):
             return super().save(obj, save_persistent_id)
         if obj.dtype.hasobject:
             raise TypeError("a model file holds no arrays of Python objects")
-        super().save(_ArrayWrapper(obj, aligned=True))
-        if self.proto >= 4:
-            self.framer.commit_frame(force=True)
+        wrapper = _ArrayWrapper(obj)
+        super().save(wrapper)
+        self.framer.commit_frame(force=True)  # the wrapper before the raw bytes that follow it
         padding = ARRAY_ALIGNMENT - (self.handle.tell() + 1) % ARRAY_ALIGNMENT
         self.handle.write(bytes([padding]) + b"\xff" * padding)
-        fortran = obj.flags.f_contiguous and not obj.flags.c_contiguous
-        self.handle.write(np.ascontiguousarray(obj.T if fortran else obj))
+        self.handle.write(np.ascontiguousarray(obj.T if wrapper.order == "F" else obj))
 
     def save_global(self, obj: Any, name: str | None = None) -> None:
         if obj is not _ArrayWrapper:
             return super().save_global(obj, name)
         # The name joblib's reader (and ours) look for; naming it needs no import of joblib.
         module, name = _ARRAY_HEADER
-        if self.proto >= 4:
-            self.save(module)
-            self.save(name)
-            self.write(pickle.STACK_GLOBAL)
-        else:
-            self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
+        self.save(module)
+        self.save(name)
+        self.write(pickle.STACK_GLOBAL)
         self.memoize(obj)
 
 
