@@ -39,13 +39,15 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
     PROCESSES_AFTER_BYTES have come. When ``documents`` is a corpus's Reading, the workers read
     the folders' files themselves.
     """
-    report = documents.report if isinstance(documents, Reading) else None
     if jobs == 1 or (jobs is None and available_cores() == 1):
-        return count_batches(read_ahead(labelled(batch, report) for batch in _chunks(documents)), analyzer, tf=tf,
+        return count_batches(read_ahead(labelled(batch, None) for batch in _chunks(documents)), analyzer, tf=tf,
                              doc_norm=doc_norm)
     from .parallel import count_in_processes
 
-    batches = documents.batches(BATCH_SIZE) if report is not None else _chunks(documents)
+    if isinstance(documents, Reading):
+        batches, report = documents.batches(BATCH_SIZE), documents.report
+    else:
+        batches, report = _chunks(documents), None
     return count_in_processes(batches, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs or available_cores(),
                               report=report, start_after=PROCESSES_AFTER_BYTES if jobs is None else 0)
 
