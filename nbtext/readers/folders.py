@@ -83,11 +83,12 @@ def read_files(
 
 def read_bytes(path: str, size: int | None = None) -> bytes:
     """The whole of a file, by bare system calls: half the cost of ``open(path, "rb").read()``
-    per file, which counts in folders of many small documents. ``size`` (as listed, else as
-    the file says now) is read in one call; a file that has grown is read on to its end."""
+    per file, which counts in folders of many small documents. ``size`` (as listed; when it is
+    not known, 0 or None, as the file says now) is read in one call; a file that has grown is
+    read on to its end."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
-        size = os.fstat(fd).st_size if size is None else size
+        size = size or os.fstat(fd).st_size
         parts = [os.read(fd, size + 1)]
         while parts[-1]:
             parts.append(os.read(fd, max(size, 1 << 16)))

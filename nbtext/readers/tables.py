@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..errors import DataError
+from .folders import read_bytes
 from .report import Document, ReadReport, decode
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
@@ -98,8 +99,7 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 raise DataError(f"{where}: no label; expected PATH<TAB>LABEL (or pass --skip-unlabelled)")
             document = os.path.join(base, name)
             try:
-                with open(document, "rb") as file:
-                    data = file.read()
+                data = read_bytes(document)
             except OSError as error:
                 raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
             text, replaced = decode(data, encoding)
