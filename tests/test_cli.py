@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from nbtext.cli import cli
+from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 
 from .conftest import REPO, TICKETS, nbtext_process, run
 
@@ -166,6 +167,26 @@ def test_predict_imports_neither_scipy_nor_sklearn_nor_rich_nor_joblib(tickets_m
     assert {"numpy", "click"} <= imported
     assert not {"scipy", "sklearn", "rich", "joblib"} & imported
     assert "numpy.ma" not in modules  # np.unique imports it
+
+
+@pytest.mark.parametrize("chosen, threads", [(None, 1), ("2", 2)])
+def test_the_command_gives_numpy_one_blas_thread_unless_the_user_chose(chosen, threads):
+    """OpenBLAS starts a thread per core as numpy is imported (0.05 s of a cold start here);
+    the command needs none, but a user's OMP_NUM_THREADS wins."""
+    code = ("import sys, threadpoolctl; from nbtext.cli import main; sys.argv = ['nbtext', '--version']\n"
+            "try: main()\nexcept SystemExit: pass\n"
+            "import numpy; print([p['num_threads'] for p in threadpoolctl.threadpool_info()"
+            " if p['internal_api'] == 'openblas'])")
+    env = {name: value for name, value in os.environ.items() if name not in BLAS_THREAD_VARIABLES}
+    if chosen is not None:
+        env["OMP_NUM_THREADS"] = chosen
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    found = json.loads(done.stdout.splitlines()[-1])
+    if not found:
+        pytest.skip("this numpy is not built with OpenBLAS")
+    if threads > (os.cpu_count() or 1):
+        pytest.skip("OpenBLAS uses at most one thread per core")
+    assert found == [threads]
 
 
 def test_python_dash_m_and_version():
