@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -258,6 +257,8 @@ class Model:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model atomically: a crash never leaves a half-written file at ``path``."""
+        import tempfile  # here, not at the top: 5 ms of every cold start that only loads
+
         path = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(path))
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
