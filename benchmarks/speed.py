@@ -1,6 +1,6 @@
 """Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
 
-    python benchmarks/speed.py [--runs 3] [--cold-runs 20]
+    python benchmarks/speed.py [--runs 5] [--cold-runs 20]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs
@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -151,35 +152,41 @@ def run_sampled(args: list[str], env: dict | None = None, stdin=None) -> tuple[s
     return out, seconds, peak
 
 
-def median_run(runs: int, make) -> tuple[float, float, str]:
-    results = [make() for _ in range(runs)]
-    return statistics.median(r[1] for r in results), max(r[2] for r in results), results[-1][0]
+def alternating(commands: dict[Any, tuple[list[str], dict | None]], runs: int, measure=run_sampled) -> dict:
+    """Run every command ``runs`` times, one of each in turn, so that a slow spell of this
+    shared machine falls on all of them alike, not on whichever ran then: for each key, the
+    median seconds, the largest peak RSS and the last run's output.
+
+    Each round starts one command later than the one before: here the first run after a
+    large process (scikit-learn's) was measured up to 0.4 s slower, and it should not always
+    be the same command's."""
+    done: dict = {key: [] for key in commands}
+    keys = list(commands)
+    for round_ in range(runs):
+        for key in keys[round_ % len(keys):] + keys[:round_ % len(keys)]:
+            args, env = commands[key]
+            done[key].append(measure(args, env))
+    return {key: (statistics.median(r[1] for r in results), max(r[2] for r in results), results[-1][0])
+            for key, results in done.items()}
 
 
-def nbtext_train_timings(roots: list[Path], out: Path, options: list[str], runs: int) -> dict:
+def nbtext_train_commands(roots: list[Path], out: Path, options: list[str]) -> dict:
     """``nbtext train`` as it comes (key None: every core, once the data are large enough to pay
     for starting workers), with ``--jobs`` all cores (workers from the first batch on) and with
-    --jobs 1: median seconds, peak RSS and output of each, as median_run gives them.
-
-    The three alternate run by run, so that a slow spell of this shared machine falls on all
-    of them alike."""
-    results: dict = {jobs: [] for jobs in (None, available_cores(), 1)}
-    for _ in range(runs):
-        for jobs, done in results.items():
-            done.append(run_sampled([sys.executable, "-m", "nbtext", "train", *map(str, roots), "-o", str(out),
-                                     *options, *([] if jobs is None else ["--jobs", str(jobs)])]))
-    return {jobs: (statistics.median(r[1] for r in done), max(r[2] for r in done), done[-1][0])
-            for jobs, done in results.items()}
+    --jobs 1, for ``alternating``."""
+    base = [sys.executable, "-m", "nbtext", "train", *map(str, roots), "-o", str(out), *options]
+    return {jobs: (base + ([] if jobs is None else ["--jobs", str(jobs)]), None)
+            for jobs in (None, available_cores(), 1)}
 
 
 def train_ratios(sk_seconds: float, timings: dict) -> str:
-    """scikit-learn's time over each of nbtext_train_timings', in their order."""
-    return ", ".join(f"{sk_seconds / seconds:.1f}x" for seconds, _, _ in timings.values())
+    """scikit-learn's time over each of nbtext's three training configurations, in their order."""
+    return ", ".join(f"{sk_seconds / timings[jobs][0]:.1f}x" for jobs in (None, available_cores(), 1))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cold-runs", type=int, default=20)
     parser.add_argument("--stream-mb", type=int, default=1024, help="size of the stdin stream to predict")
     args = parser.parse_args()
@@ -195,29 +202,31 @@ def main() -> None:
     for name, roots in (("20news train", [news / "train"]),
                         ("enron-spam all", [enron / f"enron{i}" for i in range(1, 7)])):
         ours = scratch / f"{name}.joblib"
-        timings = nbtext_train_timings(roots, ours, SKLEARN_EQUIVALENT, args.runs)
-        cells = [f"{seconds:.2f} s, {rss:.0f} MB" for seconds, rss, _ in timings.values()]
+        commands = nbtext_train_commands(roots, ours, SKLEARN_EQUIVALENT)
         for kind in ("count", "hashing"):
-            out_path = scratch / f"{name}-{kind}.joblib"
-            sk_sec, sk_rss, out = median_run(args.runs, lambda: run_sampled(
-                [py, "-c", _SKLEARN_TRAIN, kind, *map(str, roots)], {"OUT": str(out_path)}))
-            info = json.loads(out.splitlines()[-1])
-            if kind == "count":
-                from nbtext.model import Model
+            commands[kind] = ([py, "-c", _SKLEARN_TRAIN, kind, *map(str, roots)],
+                              {"OUT": str(scratch / f"{name}-{kind}.joblib")})
+        timings = alternating(commands, args.runs)
+        cells = [f"{timings[jobs][0]:.2f} s, {timings[jobs][1]:.0f} MB" for jobs in (None, available_cores(), 1)]
+        info = json.loads(timings["count"][2].splitlines()[-1])
+        from nbtext.model import Model
 
-                model = Model.load(ours)
-                assert model.classes == info["classes"], "classes differ"
-                assert model.core.feature_count_.sum(axis=1).tolist() == info["per_class"], "feature counts differ"
-                cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", train_ratios(sk_sec, timings)]
-            else:
-                cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", f"{sk_sec / timings[None][0]:.1f}x"]
+        model = Model.load(ours)
+        assert model.classes == info["classes"], "classes differ"
+        assert model.core.feature_count_.sum(axis=1).tolist() == info["per_class"], "feature counts differ"
+        for kind in ("count", "hashing"):
+            sk_sec, sk_rss, _ = timings[kind]
+            ratios = train_ratios(sk_sec, timings) if kind == "count" else f"{sk_sec / timings[None][0]:.1f}x"
+            cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", ratios]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
     # nbtext's default model next to the nearest pipeline (raw counts where nbtext takes log(1 + tf)).
     bigrams = scratch / "bigrams.joblib"
-    timings = nbtext_train_timings([news / "train"], bigrams, [], args.runs)
-    sk_sec, sk_rss, _ = median_run(args.runs, lambda: run_sampled(
-        [py, "-c", _SKLEARN_TRAIN, "bigrams", str(news / "train")], {"OUT": str(scratch / "bigrams-sklearn.joblib")}))
+    commands = nbtext_train_commands([news / "train"], bigrams, [])
+    commands["sklearn"] = ([py, "-c", _SKLEARN_TRAIN, "bigrams", str(news / "train")],
+                           {"OUT": str(scratch / "bigrams-sklearn.joblib")})
+    timings = alternating(commands, args.runs)
+    sk_sec, sk_rss, _ = timings.pop("sklearn")
     print(f"\n| default model (word uni+bigrams, every term) | {columns} "
           "| CountVectorizer(ngram_range=(1, 2))+ComplementNB | ratio (each nbtext column) |")
     print("|---|---|---|---|---|---|")
@@ -226,11 +235,12 @@ def main() -> None:
           + f" | {sk_sec:.2f} s, {sk_rss:.0f} MB | {train_ratios(sk_sec, timings)} |", flush=True)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
-    rate = {}
-    for tool, model_path in (("nbtext", ours), ("sklearn", theirs)):
-        runs = [json.loads(child([py, "-c", _PREDICT, tool, str(model_path), str(news / "test")])[0])
-                for _ in range(args.runs)]
-        rate[tool] = statistics.median(run["n"] / run["seconds"] for run in runs)
+    rates: dict[str, list[float]] = {"nbtext": [], "sklearn": []}
+    for _ in range(args.runs):
+        for tool, model_path in (("nbtext", ours), ("sklearn", theirs)):
+            run = json.loads(child([py, "-c", _PREDICT, tool, str(model_path), str(news / "test")])[0])
+            rates[tool].append(run["n"] / run["seconds"])
+    rate = {tool: statistics.median(values) for tool, values in rates.items()}
     nb_rate, sk_rate = rate["nbtext"], rate["sklearn"]
     print("\n| prediction | nbtext | scikit-learn pipeline | ratio |")
     print("|---|---|---|---|")
@@ -270,8 +280,8 @@ def main() -> None:
     }
     print(f"\n| one short document, fresh process (median of {args.cold_runs}) | seconds | peak RSS |")
     print("|---|---|---|")
-    for label, command in cold.items():
-        seconds, rss, _ = median_run(args.cold_runs, lambda: peak_rss(command))
+    timings = alternating({label: (command, None) for label, command in cold.items()}, args.cold_runs, peak_rss)
+    for label, (seconds, rss, _) in timings.items():
         print(f"| {label} | {seconds:.3f} | {rss:.0f} MB |", flush=True)
 
 
