@@ -33,7 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import corpus_root  # noqa: E402
 from nbtext.cores import available_cores  # noqa: E402
+from nbtext.model import Model  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
+
+#: nbtext's training configurations, in their columns' order: as it comes (every core, once the
+#: data are large enough to pay for starting workers), --jobs all cores, --jobs 1.
+JOBS = (None, available_cores(), 1)
 
 #: nbtext options that give exactly CountVectorizer() + MultinomialNB().
 SKLEARN_EQUIVALENT = ["--variant", "multinomial", "--alpha", "1", "--ngram-range", "1,1", "--min-df", "1",
@@ -174,17 +179,14 @@ def alternating(commands: dict[Any, tuple[list[str], dict | None]], runs: int, m
 
 
 def nbtext_train_commands(roots: list[Path], out: Path, options: list[str]) -> dict:
-    """``nbtext train`` as it comes (key None: every core, once the data are large enough to pay
-    for starting workers), with ``--jobs`` all cores (workers from the first batch on) and with
-    --jobs 1, for ``alternating``."""
+    """``nbtext train`` in each configuration of JOBS, keyed by it, for ``alternating``."""
     base = [sys.executable, "-m", "nbtext", "train", *map(str, roots), "-o", str(out), *options]
-    return {jobs: (base + ([] if jobs is None else ["--jobs", str(jobs)]), None)
-            for jobs in (None, available_cores(), 1)}
+    return {jobs: (base + ([] if jobs is None else ["--jobs", str(jobs)]), None) for jobs in JOBS}
 
 
 def train_ratios(sk_seconds: float, timings: dict) -> str:
     """scikit-learn's time over each of nbtext's three training configurations, in their order."""
-    return ", ".join(f"{sk_seconds / timings[jobs][0]:.1f}x" for jobs in (None, available_cores(), 1))
+    return ", ".join(f"{sk_seconds / timings[jobs][0]:.1f}x" for jobs in JOBS)
 
 
 def main() -> None:
@@ -210,10 +212,8 @@ def main() -> None:
             commands[kind] = ([py, "-c", _SKLEARN_TRAIN, kind, *map(str, roots)],
                               {"OUT": str(scratch / f"{name}-{kind}.joblib")})
         timings = alternating(commands, args.runs)
-        cells = [f"{timings[jobs][0]:.2f} s, {timings[jobs][1]:.0f} MB" for jobs in (None, available_cores(), 1)]
+        cells = [f"{timings[jobs][0]:.2f} s, {timings[jobs][1]:.0f} MB" for jobs in JOBS]
         info = json.loads(timings["count"][2].splitlines()[-1])
-        from nbtext.model import Model
-
         model = Model.load(ours)
         assert model.classes == info["classes"], "classes differ"
         assert model.core.feature_count_.sum(axis=1).tolist() == info["per_class"], "feature counts differ"
