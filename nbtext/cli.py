@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, NbtextError
+from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS
 
@@ -582,7 +582,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     """
     from . import render
     from .analysis import Analyzer
-    from .tuning import DEFAULT_GRID, cross_validate, expand, train_setting
+    from .tuning import DEFAULT_GRID, cross_validate, expand, rank, train_setting
 
     space = _grid(grid) if grid else DEFAULT_GRID
     candidates = expand(space)
@@ -592,7 +592,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
         trials = cross_validate(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
                                 progress=advance)
-    trials.sort(key=lambda t: (-t.mean, t.std))
+    trials = rank(trials)
     render.leaderboard(trials[:top], metric, total=len(trials))
     model = train_setting(documents, trials[0].settings, base_analyzer=base,
                           summary={"inputs": _absolute(data), "input_format": options["input_format"],
@@ -603,24 +603,12 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
 
 
 def _grid(spec: str) -> dict[str, list[Any]]:
-    from .tuning import DEFAULT_GRID
+    from .tuning import read_grid
 
-    text = open(spec, encoding="utf-8").read() if os.path.isfile(spec) else spec
     try:
-        grid = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise click.BadParameter(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'",
-                                 param_hint="--grid") from None
-    allowed = {*DEFAULT_GRID, "norm", "min_df", "max_df", "fit_prior", "analyzer", "char_ngrams"}
-    if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
-        raise click.BadParameter("expected an object of non-empty lists", param_hint="--grid")
-    unknown = sorted(set(grid) - allowed)
-    if unknown:
-        raise click.BadParameter(f"unknown setting {unknown[0]!r}; use {sorted(allowed)}", param_hint="--grid")
-    for key in ("ngram_range", "char_ngrams"):
-        if key in grid:
-            grid[key] = [tuple(value) if value else None for value in grid[key]]
-    return grid
+        return read_grid(spec)
+    except DataError as error:
+        raise click.BadParameter(str(error), param_hint="--grid") from None
 
 
 @cli.command()

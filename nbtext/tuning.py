@@ -9,6 +9,8 @@ corpora that fit in it.
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import random
 import statistics
 import time
@@ -110,10 +112,43 @@ class Trial:
         return out
 
 
+#: Keys a grid may hold beside DEFAULT_GRID's.
+GRID_KEYS = {*DEFAULT_GRID, "norm", "min_df", "max_df", "fit_prior", "analyzer", "char_ngrams"}
+
+
+def read_grid(spec: str) -> dict[str, list[Any]]:
+    """A grid given as JSON text or as the path of a JSON file, n-gram ranges as tuples.
+
+    >>> read_grid('{"alpha": [0.1, 1], "ngram_range": [[1, 2]], "char_ngrams": [null]}')
+    {'alpha': [0.1, 1], 'ngram_range': [(1, 2)], 'char_ngrams': [None]}
+    """
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8") as file:
+            spec = file.read()
+    try:
+        grid = json.loads(spec)
+    except json.JSONDecodeError as error:
+        raise DataError(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'") from None
+    if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
+        raise DataError("expected an object of non-empty lists")
+    unknown = sorted(set(grid) - GRID_KEYS)
+    if unknown:
+        raise DataError(f"unknown setting {unknown[0]!r}; use {sorted(GRID_KEYS)}")
+    for key in ("ngram_range", "char_ngrams"):
+        if key in grid:
+            grid[key] = [tuple(value) if value else None for value in grid[key]]
+    return grid
+
+
 def expand(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
     """Every combination of the grid's values, in a stable order."""
     keys = list(grid)
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def rank(trials: Iterable[Trial]) -> list[Trial]:
+    """Best first: the highest mean score, then the lowest spread over folds, then grid order."""
+    return sorted(trials, key=lambda trial: (-trial.mean, trial.std))
 
 
 def cross_validate(

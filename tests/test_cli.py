@@ -229,6 +229,24 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     assert "unknown setting 'beta'" in bad.stderr
 
 
+def test_tune_with_the_benchmark_grid_picks_what_the_accuracy_benchmark_picks(tmp_path):
+    """README's command for the "nbtext tuned" column, `nbtext tune --cv 3 --grid
+    benchmarks/tuned-grid.json`, searches the 128 settings the benchmark searches and saves the
+    setting the benchmark scores."""
+    from benchmarks.accuracy import TUNED_GRID_FILE, tuned_setting
+    from nbtext.model import Model
+    from nbtext.readers import LabelledCorpus
+
+    board = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--cv", "3", "--grid", TUNED_GRID_FILE]).stdout
+    assert board.splitlines()[0].strip() == "best 10 of 128 settings"
+    chosen = tuned_setting(list(LabelledCorpus([str(TICKETS / "train")])))
+    model = Model.load(tmp_path / "best")
+    assert {key: model.settings[key] for key in ("variant", "alpha", "idf", "min_df")} == \
+        {key: chosen[key] for key in ("variant", "alpha", "idf", "min_df")}
+    assert (model.counts.tf, model.counts.doc_norm, model.analyzer.ngram_range) == \
+        (chosen["tf"], chosen["doc_norm"], chosen["ngram_range"])
+
+
 def test_char_ngrams_train_tune_and_show_as_written(tmp_path):
     """--char-ngrams is kept in the model, predicted with, searched by tune, and its bracketed
     features print as themselves (rich would read ``[ant]`` as markup and print nothing)."""
