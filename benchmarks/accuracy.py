@@ -2,7 +2,7 @@
 
     python benchmarks/accuracy.py                      # every corpus, nbtext vs sklearn default
     python benchmarks/accuracy.py --corpora 20news-bydate,R8 --tuned
-    python benchmarks/accuracy.py --corpora rt-polarity --tuned --grid default --cv 5   # nbtext tune as it comes
+    python benchmarks/accuracy.py --corpora rt-polarity --tuned --grid old-grid.json --cv 5   # another search
     python benchmarks/accuracy.py --mail               # spam corpora read as text vs as mail
     python benchmarks/accuracy.py --corpora 20news-bydate --tuned --input-format email   # posts read as mail
 
@@ -10,10 +10,10 @@ Both sides read the same decoded documents (nbtext's readers). "sklearn default"
 CountVectorizer() + MultinomialNB(); "sklearn tuned" (with --tuned) is
 TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2), min_df=2) + ComplementNB or
 MultinomialNB with alpha chosen by 3-fold inner cross-validation. "nbtext tuned" (with
---tuned) is nested cross-validation: in each outer fold, nbtext's own search picks the best
-setting by 3-fold cross-validation on that fold's training documents only, as
-`nbtext tune --cv 3 --grid benchmarks/tuned-grid.json` does (--grid and --cv change that
-search), and the chosen setting, trained on them, is scored on the fold's test documents.
+--tuned) is nested cross-validation: in each outer fold, `nbtext tune`'s search picks the best
+setting of its default grid by 3-fold cross-validation on that fold's training documents only
+(--grid and --cv change that search), and the chosen setting, trained on them, is scored on
+the fold's test documents.
 Figures are mean accuracy over the folds of the protocol.
 """
 
@@ -37,7 +37,7 @@ from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
 from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
-from nbtext.tuning import DEFAULT_GRID, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
+from nbtext.tuning import DEFAULT_FOLDS, DEFAULT_GRID, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
 
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
 
@@ -48,17 +48,9 @@ def nbtext_default(train_docs, test_docs) -> float:
     return float(np.mean([p == d.label for p, d in zip(predicted, test_docs)]))
 
 
-#: The search of the "nbtext tuned" column: `nbtext tune`'s axes, cut to the values that won
-#: anywhere in earlier full searches, so that nested cross-validation over every corpus fits
-#: in about an hour on two cores. The column is `nbtext tune --cv 3 --grid` this file.
-TUNED_GRID_FILE = Path(__file__).with_name("tuned-grid.json")
-TUNED_FOLDS = 3
-
-
-def tuned_setting(train_docs, grid: str | None = None, k: int = TUNED_FOLDS) -> dict:
-    """The setting `nbtext tune --cv K --grid GRID` picks on ``train_docs``: by default the
-    column's search, tuned-grid.json; ``grid="default"`` is `nbtext tune`'s own default grid."""
-    space = DEFAULT_GRID if grid == "default" else read_grid(grid or str(TUNED_GRID_FILE))
+def tuned_setting(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS) -> dict:
+    """The setting `nbtext tune` picks on ``train_docs`` (with ``grid``: `--grid GRID --cv K`)."""
+    space = read_grid(grid) if grid else DEFAULT_GRID
     return rank(cross_validate(train_docs, expand(space), k=k, seed=0))[0].settings
 
 
@@ -125,8 +117,8 @@ def main() -> None:
     parser.add_argument("--tuned", action="store_true",
                         help="also tune nbtext by nested cross-validation, and recompute the tuned scikit-learn figure")
     parser.add_argument("--grid", help="the search of the nbtext tuned column, JSON or a file as nbtext tune's "
-                        "--grid (default: tuned-grid.json), or 'default' for nbtext tune's own default grid")
-    parser.add_argument("--cv", type=int, default=TUNED_FOLDS, help="folds of that search (default: %(default)s)")
+                        "--grid (default: nbtext tune's default grid)")
+    parser.add_argument("--cv", type=int, default=DEFAULT_FOLDS, help="folds of that search (default: %(default)s)")
     parser.add_argument("--mail", action="store_true", help="compare the spam corpora read as text and as mail")
     parser.add_argument("--input-format", help="read every document in this format (as nbtext train's option), "
                         "e.g. email: the Subject and body of each message, other headers dropped")

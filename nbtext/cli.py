@@ -558,7 +558,8 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
 @cli.command()
 @click.argument("data", nargs=-1, required=True)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Best model, trained on all DATA.")
-@click.option("--cv", type=click.IntRange(min=2), default=5, show_default=True, help="Folds of the search.")
+@click.option("--cv", type=click.IntRange(min=2), default=3, show_default=True,  # tuning.DEFAULT_FOLDS, unimported
+              help="Folds of the search.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")
 @click.option("--grid", metavar="JSON|FILE",
               help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
@@ -572,7 +573,8 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
     are analyzed once per analyzer and counted once per counting setup). The best
     setting is then trained on all of DATA and written to MODEL. The default grid covers
-    variant x alpha x n-grams x Rennie's transforms; the same --seed gives the same result.
+    variant x alpha x Rennie's transforms x min_df on word uni+bigrams (128 settings); the
+    same --seed gives the same result.
 
     \b
     Example:
