@@ -2,7 +2,7 @@
 
     python benchmarks/accuracy.py                      # every corpus, nbtext vs sklearn default
     python benchmarks/accuracy.py --corpora 20news-bydate,R8 --tuned
-    python benchmarks/accuracy.py --corpora rt-polarity --tuned --grid old-grid.json --cv 5   # another search
+    python benchmarks/accuracy.py --corpora rt-polarity --tuned --grid my-grid.json --cv 5   # another search
     python benchmarks/accuracy.py --mail               # spam corpora read as text vs as mail
     python benchmarks/accuracy.py --corpora 20news-bydate --tuned --input-format email   # posts read as mail
 
@@ -13,8 +13,7 @@ MultinomialNB with alpha chosen by 3-fold inner cross-validation. "nbtext tuned"
 --tuned) is nested cross-validation: in each outer fold, `nbtext tune`'s search picks the best
 setting of its default grid by 3-fold cross-validation on that fold's training documents only
 (--grid and --cv change that search), and the chosen setting, trained on them, is scored on
-the fold's test documents.
-Figures are mean accuracy over the folds of the protocol.
+the fold's test documents. Figures are mean accuracy over the folds of the protocol.
 """
 
 from __future__ import annotations
@@ -37,7 +36,8 @@ from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
 from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
-from nbtext.tuning import DEFAULT_FOLDS, DEFAULT_GRID, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
+from nbtext.tuning import (DEFAULT_FOLDS, DEFAULT_GRID, cross_validate, expand, rank, read_grid,  # noqa: E402
+                           train_setting)
 
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
 

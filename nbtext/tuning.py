@@ -117,7 +117,7 @@ class Trial:
         return out
 
 
-#: Keys a grid may hold beside DEFAULT_GRID's.
+#: Keys a grid may hold: DEFAULT_GRID's and the other model and analyzer settings.
 GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", "analyzer", "char_ngrams"}
 
 

@@ -223,7 +223,8 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     model = Model.load(tmp_path / "best")
     assert model.summary["tuned"]["cv"] == 3 and model.summary["documents"] == 243
     assert f"--variant {model.settings['variant']} --alpha {model.settings['alpha']}" in board[2]
-    again = run(["tune", TICKETS / "train", "-o", tmp_path / "again", "--grid", grid, "--cv", "3"])
+    (tmp_path / "grid.json").write_text(grid)  # the same grid from a file
+    again = run(["tune", TICKETS / "train", "-o", tmp_path / "again", "--grid", tmp_path / "grid.json", "--cv", "3"])
     assert [line.split()[:2] for line in again.stdout.splitlines()[2:]] == [line.split()[:2] for line in board[2:]]
     bad = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"beta": [1]}'], expect=2)
     assert "unknown setting 'beta'" in bad.stderr
