@@ -3,14 +3,16 @@
     python benchmarks/speed.py [--runs 5] [--cold-runs 20]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
-nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs
-all cores, and with --jobs 1), CountVectorizer()+MultinomialNB() and HashingVectorizer(alternate_sign=False)+
-MultinomialNB(); the feature counts are checked equal. nbtext's default model (word uni- and
-bigrams) on 20news, next to CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2). Prediction throughput on
-20news-bydate/test in memory (median of --runs) and on a --stream-mb stream of its documents on stdin (nbtext on
-all cores and with --jobs 1). Cold start of one short document in a fresh process, next to
-`python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline. Medians and ratios; peak RSS of
-each process with its workers. Every measurement runs in its own process.
+nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
+cores, and with --jobs 1), CountVectorizer()+MultinomialNB() and
+HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are checked equal.
+nbtext's default model (word uni- and bigrams) on 20news, next to
+CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2). Prediction throughput on
+20news-bydate/test in memory (median of --runs) and on a --stream-mb stream of its documents
+on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
+process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
+Medians and ratios; peak RSS of each process with its workers. Every measurement runs in its
+own process.
 """
 
 from __future__ import annotations
@@ -184,6 +186,11 @@ def nbtext_train_commands(roots: list[Path], out: Path, options: list[str]) -> d
     return {jobs: (base + ([] if jobs is None else ["--jobs", str(jobs)]), None) for jobs in JOBS}
 
 
+def cell(timing: tuple[float, float, str]) -> str:
+    """One run's table cell: median seconds and peak RSS."""
+    return f"{timing[0]:.2f} s, {timing[1]:.0f} MB"
+
+
 def train_ratios(sk_seconds: float, timings: dict) -> str:
     """scikit-learn's time over each of nbtext's three training configurations, in their order."""
     return ", ".join(f"{sk_seconds / timings[jobs][0]:.1f}x" for jobs in JOBS)
@@ -212,15 +219,15 @@ def main() -> None:
             commands[kind] = ([py, "-c", _SKLEARN_TRAIN, kind, *map(str, roots)],
                               {"OUT": str(scratch / f"{name}-{kind}.joblib")})
         timings = alternating(commands, args.runs)
-        cells = [f"{timings[jobs][0]:.2f} s, {timings[jobs][1]:.0f} MB" for jobs in JOBS]
+        cells = [cell(timings[jobs]) for jobs in JOBS]
         info = json.loads(timings["count"][2].splitlines()[-1])
         model = Model.load(ours)
         assert model.classes == info["classes"], "classes differ"
         assert model.core.feature_count_.sum(axis=1).tolist() == info["per_class"], "feature counts differ"
         for kind in ("count", "hashing"):
-            sk_sec, sk_rss, _ = timings[kind]
+            sk_sec = timings[kind][0]
             ratios = train_ratios(sk_sec, timings) if kind == "count" else f"{sk_sec / timings[None][0]:.1f}x"
-            cells += [f"{sk_sec:.2f} s, {sk_rss:.0f} MB", ratios]
+            cells += [cell(timings[kind]), ratios]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
     # nbtext's default model next to the nearest pipeline (raw counts where nbtext takes log(1 + tf)).
@@ -229,13 +236,13 @@ def main() -> None:
     commands["sklearn"] = ([py, "-c", _SKLEARN_TRAIN, "bigrams", str(news / "train")],
                            {"OUT": str(scratch / "bigrams-sklearn.joblib")})
     timings = alternating(commands, args.runs)
-    sk_sec, sk_rss, _ = timings.pop("sklearn")
+    sklearn = timings["sklearn"]
     print(f"\n| default model (word uni+bigrams, every term) | {columns} "
           "| CountVectorizer(ngram_range=(1, 2))+ComplementNB | ratio (each nbtext column) |")
     print("|---|---|---|---|---|---|")
     print(f"| 20news train: wall time (median of {args.runs}), peak RSS | "
-          + " | ".join(f"{seconds:.2f} s, {rss:.0f} MB" for seconds, rss, _ in timings.values())
-          + f" | {sk_sec:.2f} s, {sk_rss:.0f} MB | {train_ratios(sk_sec, timings)} |", flush=True)
+          + " | ".join(cell(timings[jobs]) for jobs in JOBS)
+          + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     rates: dict[str, list[float]] = {"nbtext": [], "sklearn": []}
