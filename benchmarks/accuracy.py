@@ -55,7 +55,9 @@ def tuned_setting(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS) -
 
 
 def nbtext_tuned(train_docs, test_docs, **search) -> float:
-    model = train_setting(train_docs, tuned_setting(train_docs, **search))  # as nbtext tune trains it
+    setting = tuned_setting(train_docs, **search)
+    print(f"  picked {setting}", file=sys.stderr, flush=True)  # which settings a corpus's folds agree on
+    model = train_setting(train_docs, setting)  # as nbtext tune trains it
     predicted = model.predict([d.text for d in test_docs])
     return float(np.mean([p == d.label for p, d in zip(predicted, test_docs)]))
 
