@@ -13,7 +13,8 @@ MultinomialNB with alpha chosen by 3-fold inner cross-validation. "nbtext tuned"
 --tuned) is nested cross-validation: in each outer fold, `nbtext tune`'s search picks the best
 setting of its default grid by 3-fold cross-validation on that fold's training documents only
 (--grid and --cv change that search), and the chosen setting, trained on them, is scored on
-the fold's test documents. Figures are mean accuracy over the folds of the protocol.
+the fold's test documents. Figures are mean accuracy over the folds of the protocol; stderr
+gets each fold's chosen setting and each corpus's time.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def tuned_setting(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS) -
 
 def nbtext_tuned(train_docs, test_docs, **search) -> float:
     setting = tuned_setting(train_docs, **search)
-    print(f"  picked {setting}", file=sys.stderr, flush=True)  # which settings a corpus's folds agree on
+    print(f"  picked {setting}", file=sys.stderr, flush=True)  # do a corpus's folds agree?
     model = train_setting(train_docs, setting)  # as nbtext tune trains it
     predicted = model.predict([d.text for d in test_docs])
     return float(np.mean([p == d.label for p, d in zip(predicted, test_docs)]))
