@@ -37,30 +37,30 @@ from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
 from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
-from nbtext.tuning import (DEFAULT_FOLDS, DEFAULT_GRID, cross_validate, expand, rank, read_grid,  # noqa: E402
-                           train_setting)
+from nbtext.tuning import DEFAULT_FOLDS, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
 
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
 
 
-def nbtext_default(train_docs, test_docs) -> float:
-    model = train(train_docs)
+def accuracy(model, test_docs) -> float:
+    """The share of ``test_docs`` whose label ``model`` predicts."""
     predicted = model.predict([d.text for d in test_docs])
     return float(np.mean([p == d.label for p, d in zip(predicted, test_docs)]))
 
 
+def nbtext_default(train_docs, test_docs) -> float:
+    return accuracy(train(train_docs), test_docs)
+
+
 def tuned_setting(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS) -> dict:
     """The setting `nbtext tune` picks on ``train_docs`` (with ``grid``: `--grid GRID --cv K`)."""
-    space = read_grid(grid) if grid else DEFAULT_GRID
-    return rank(cross_validate(train_docs, expand(space), k=k, seed=0))[0].settings
+    return rank(cross_validate(train_docs, expand(read_grid(grid)), k=k, seed=0))[0].settings
 
 
 def nbtext_tuned(train_docs, test_docs, **search) -> float:
     setting = tuned_setting(train_docs, **search)
     print(f"  picked {setting}", file=sys.stderr, flush=True)  # do a corpus's folds agree?
-    model = train_setting(train_docs, setting)  # as nbtext tune trains it
-    predicted = model.predict([d.text for d in test_docs])
-    return float(np.mean([p == d.label for p, d in zip(predicted, test_docs)]))
+    return accuracy(train_setting(train_docs, setting), test_docs)  # trained as nbtext tune trains it
 
 
 def sklearn_default(train_docs, test_docs) -> float:
@@ -107,8 +107,7 @@ def mail_versus_text(corpora: list[str]) -> None:
                                              for arg in (train_arg, test_arg))
                     analyzer = dataclasses.replace(DEFAULT_ANALYZER, headers=headers)
                     model = train(train_docs, analyzer=analyzer, settings=FILTER_SETTINGS, **FILTER_WEIGHTING)
-                    predicted = model.predict([d.text for d in test_docs])
-                    scores[key].append(float(np.mean([p == d.label for p, d in zip(predicted, test_docs)])))
+                    scores[key].append(accuracy(model, test_docs))
         print(f"| {name} | {PROTOCOLS[name]} | {len(scores['text'])} | "
               + " | ".join(f"{statistics.mean(v):.4f}" for v in scores.values()) + " |", flush=True)
 

@@ -584,10 +584,9 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     """
     from . import render
     from .analysis import Analyzer
-    from .tuning import DEFAULT_GRID, cross_validate, expand, rank, train_setting
+    from .tuning import cross_validate, expand, rank, train_setting
 
-    space = _grid(grid) if grid else DEFAULT_GRID
-    candidates = expand(space)
+    candidates = expand(_grid(grid))
     corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
@@ -604,7 +603,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
                f" -> {output}", err=True)
 
 
-def _grid(spec: str) -> dict[str, list[Any]]:
+def _grid(spec: str | None) -> dict[str, list[Any]]:
     from .tuning import read_grid
 
     try:

@@ -121,12 +121,17 @@ class Trial:
 GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", "analyzer", "char_ngrams"}
 
 
-def read_grid(spec: str) -> dict[str, list[Any]]:
-    """A grid given as JSON text or as the path of a JSON file, n-gram ranges as tuples.
+def read_grid(spec: str | None) -> dict[str, list[Any]]:
+    """A grid given as JSON text or as the path of a JSON file, n-gram ranges as tuples;
+    DEFAULT_GRID when none is given.
 
     >>> read_grid('{"alpha": [0.1, 1], "ngram_range": [[1, 2]], "char_ngrams": [null]}')
     {'alpha': [0.1, 1], 'ngram_range': [(1, 2)], 'char_ngrams': [None]}
+    >>> read_grid(None) == DEFAULT_GRID
+    True
     """
+    if not spec:
+        return dict(DEFAULT_GRID)
     if os.path.isfile(spec):
         with open(spec, encoding="utf-8") as file:
             spec = file.read()
