@@ -68,6 +68,21 @@ def _payload_counts(path):
     return joblib.load(path)["counts"]
 
 
+def test_the_accuracy_benchmark_trains_mail_as_nbtext_train_does(filter_model, mail_root):
+    """`benchmarks/accuracy.py --input-format email` scores what `nbtext train --input-format
+    email` writes for mail with a spam class: the same header tokens, counts and settings."""
+    from benchmarks.accuracy import default_model, read_documents
+    from nbtext.model import Model
+
+    root, _ = mail_root
+    ours, theirs = default_model(read_documents(root / "train", "email"), mail=True), Model.load(filter_model)
+    assert_same_counts(ours.counts.to_dict(), _payload_counts(filter_model))
+    assert any(term.startswith("from_") for term in theirs.terms)
+    assert (ours.counts.tf, ours.counts.doc_norm) == (theirs.counts.tf, theirs.counts.doc_norm)
+    assert {k: ours.settings[k] for k in ("variant", "alpha", "idf", "min_df")} == \
+        {k: theirs.settings[k] for k in ("variant", "alpha", "idf", "min_df")}
+
+
 # --- the maths -------------------------------------------------------------------------
 
 
