@@ -151,7 +151,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.mail:
         return mail_versus_text(args.corpora.split(",") if args.corpora else MAIL_CORPORA)
-    headers = None if args.headers is None else tuple(h for h in args.headers.split(",") if h not in ("", "none"))
+    names = None if args.headers is None else [h.strip().lower() for h in args.headers.split(",")]
+    headers = None if names is None else tuple(name for name in names if name not in ("", "none"))
     default = functools.partial(nbtext_default, mail=args.input_format in MAIL_FORMATS)
     runners = {"nbtext default": default, "sklearn default": sklearn_default}
     if args.tuned:
