@@ -38,12 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import MAIL_FORMATS, LabelledCorpus  # noqa: E402
-from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
+from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, header_names  # noqa: E402
 from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING  # noqa: E402
 from nbtext.training import train  # noqa: E402
 from nbtext.tuning import DEFAULT_FOLDS, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
 
-HEADERS = DEFAULT_MAIL_HEADERS
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
 
 
@@ -58,7 +57,9 @@ def read_documents(path, input_format: str | None = None, headers: tuple[str, ..
     tokens unless ``headers`` says otherwise."""
     if input_format not in MAIL_FORMATS:
         headers = ()
-    return list(LabelledCorpus([str(path)], input_format=input_format, headers=HEADERS if headers is None else headers))
+    elif headers is None:
+        headers = DEFAULT_MAIL_HEADERS
+    return list(LabelledCorpus([str(path)], input_format=input_format, headers=headers))
 
 
 def default_model(train_docs, mail: bool = False):
@@ -119,14 +120,14 @@ def mail_versus_text(corpora: list[str]) -> None:
     """The spam corpora read as plain text and read as mail, side by side, under the defaults
     ``nbtext train`` gives mail with a spam class (a filter's)."""
     print("| corpus | protocol | folds | read as plain text | read as mail | read as mail, --headers "
-          + ",".join(HEADERS) + " |")
+          + ",".join(DEFAULT_MAIL_HEADERS) + " |")
     print("|---|---|---|---|---|---|")
     for name in corpora:
         scores: dict[str, list[float]] = {"text": [], "mail": [], "headers": []}
         for fold in folds(name):
             with tempfile.TemporaryDirectory() as scratch:
                 train_arg, test_arg = fold.write(Path(scratch))
-                for key, fmt, headers in (("text", None, ()), ("mail", "email", ()), ("headers", "email", HEADERS)):
+                for key, fmt, headers in (("text", None, ()), ("mail", "email", ()), ("headers", "email", None)):
                     train_docs, test_docs = (read_documents(arg, fmt, headers) for arg in (train_arg, test_arg))
                     scores[key].append(accuracy(filter_default_model(train_docs), test_docs))
         print(f"| {name} | {PROTOCOLS[name]} | {len(scores['text'])} | "
@@ -147,12 +148,12 @@ def main() -> None:
     parser.add_argument("--input-format", help="read every document in this format (as nbtext train's option), "
                         "e.g. email: the Subject and body of each message, and the --headers tokens")
     parser.add_argument("--headers", metavar="NAME,...|none", help="as nbtext train's option: the headers whose "
-                        "words join mail as prefixed tokens (default, for mail: " + ",".join(HEADERS) + ")")
+                        "words join mail as prefixed tokens (default, for mail: " + ",".join(DEFAULT_MAIL_HEADERS)
+                        + ")")
     args = parser.parse_args()
     if args.mail:
         return mail_versus_text(args.corpora.split(",") if args.corpora else MAIL_CORPORA)
-    names = None if args.headers is None else [h.strip().lower() for h in args.headers.split(",")]
-    headers = None if names is None else tuple(name for name in names if name not in ("", "none"))
+    headers = header_names(args.headers)
     default = functools.partial(nbtext_default, mail=args.input_format in MAIL_FORMATS)
     runners = {"nbtext default": default, "sklearn default": sklearn_default}
     if args.tuned:

@@ -20,7 +20,7 @@ import click
 from . import __version__
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
-from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS
+from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
 
@@ -137,11 +137,7 @@ def _buckets(ctx: click.Context, param: click.Parameter, value: str | None) -> i
 
 
 def _header_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None  # decided once the input format is known
-    if value.strip().lower() == "none":
-        return ()
-    return tuple(name.strip().lower() for name in value.split(",") if name.strip())
+    return header_names(value)  # None: decided once the input format is known
 
 
 def analyzer_options(command: Callable) -> Callable:
