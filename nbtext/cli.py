@@ -150,6 +150,10 @@ def analyzer_options(command: Callable) -> Callable:
         click.option("--char-ngrams", metavar="MIN,MAX", callback=_optional_ngram_range,
                      help="Add the char_wb n-grams of these lengths to the word features (written [ ab] "
                           "in inspect-top-words)."),
+        click.option("--tokens", type=click.Choice(["words", "joined"]), default="words", show_default=True,
+                     help="Word analyzer: runs of letters and digits, or those runs kept whole where . @ ' or - "
+                          "joins them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't): better for news posts "
+                          "(README), worse for SMS and short reviews."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
         click.option("--stop-words", metavar="english|FILE",
                      help="Drop these words: scikit-learn's English list, or a file with one word a line."),
@@ -179,8 +183,8 @@ def analyzer_options(command: Callable) -> Callable:
 
 
 #: Options fixed when documents are counted: --update keeps the model's.
-ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "lowercase", "stop_words", "tf", "binary", "doc_norm",
-                    "headers", "hash_features")
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "tokens", "lowercase", "stop_words", "tf", "binary",
+                    "doc_norm", "headers", "hash_features")
 
 
 def _given_options(ctx: click.Context) -> set[str]:
@@ -266,7 +270,7 @@ def _setup(options: dict[str, Any]):
     from .analysis import Analyzer, load_stop_words
 
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
-                        char_ngrams=options["char_ngrams"], lowercase=options["lowercase"],
+                        char_ngrams=options["char_ngrams"], tokens=options["tokens"], lowercase=options["lowercase"],
                         stop_words=load_stop_words(options["stop_words"]), headers=options["headers"] or (),
                         hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
@@ -559,7 +563,8 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")
 @click.option("--grid", metavar="JSON|FILE",
               help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
-                   "Keys: variant, alpha, ngram_range, char_ngrams, tf, doc_norm, idf, norm, min_df, fit_prior.")
+                   "Keys: variant, alpha, ngram_range, char_ngrams, tokens, tf, doc_norm, idf, norm, min_df, "
+                   "fit_prior.")
 @click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Leaderboard rows shown.")
 @input_options

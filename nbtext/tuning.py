@@ -30,9 +30,9 @@ from .training import BATCH_SIZE, train
 from .vectorizing import Vectorizer, supports
 
 #: Settings fixed when documents are counted; the rest are applied when a model is built.
-COUNTING_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tf", "doc_norm")
+COUNTING_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens", "tf", "doc_norm")
 #: The counting keys that say how text becomes features.
-ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams")
+ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
 
 #: The default search, `nbtext tune` with no --grid: variant x alpha x Rennie's transforms x
 #: min_df on word uni+bigrams, by 3-fold cross-validation. Nested cross-validation scores it on
@@ -118,7 +118,7 @@ class Trial:
 
 
 #: Keys a grid may hold: DEFAULT_GRID's and the other model and analyzer settings.
-GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", "analyzer", "char_ngrams"}
+GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", *ANALYZER_KEYS}
 
 
 def read_grid(spec: str | None) -> dict[str, list[Any]]:

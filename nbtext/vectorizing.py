@@ -12,8 +12,8 @@ instead, for training's growing tables and for models' fixed ones alike; numpy's
 fallback and the tests' oracle.
 
 The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
-tests hold the paths equal on real corpora); analyzers this path does not cover
-(``char_wb``, character n-grams, hashing, n > 2) keep the plain path. A batch in which two
+tests hold the paths equal on real corpora); analyzers this path does not cover (``char_wb``,
+character n-grams, joined tokens, hashing, n > 2) keep the plain path. A batch in which two
 different tokens share a hash is counted by the plain path too.
 """
 
@@ -57,8 +57,8 @@ TERMS_PER_BLOCK = 1 << 16
 
 def supports(analyzer: Analyzer) -> bool:
     """Whether this path gives ``analyzer``'s features: words, n-grams of one or two of them."""
-    return (analyzer.analyzer == "word" and analyzer.char_ngrams is None and analyzer.hash_features is None
-            and analyzer.ngram_range[1] <= 2)
+    return (analyzer.analyzer == "word" and analyzer.tokens == "words" and analyzer.char_ngrams is None
+            and analyzer.hash_features is None and analyzer.ngram_range[1] <= 2)
 
 
 class Vectorizer:

@@ -226,6 +226,17 @@ def test_files_without_stored_term_ends_and_class_totals_still_load(model, test_
     assert [old.terms.index_of(t) for t in ("refund", "zzz-not-a-term")] == [model.terms.index("refund"), -1]
 
 
+def test_files_from_before_joined_tokens_read_words(model, test_texts, tmp_path):
+    """Model files written before ``--tokens`` existed have no ``tokens`` in their analyzer;
+    they were trained on word runs, and must keep predicting with them."""
+    payload = model.to_payload()
+    assert payload["analyzer"].pop("tokens") == "words"
+    joblib.dump(payload, tmp_path / "old.joblib")
+    old = Model.load(tmp_path / "old.joblib")
+    assert old.analyzer == model.analyzer
+    np.testing.assert_array_equal(old.predict_log_proba(test_texts), model.predict_log_proba(test_texts))
+
+
 @pytest.mark.parametrize("settings", [
     {"min_df": 2}, {"min_df": 3, "idf": True}, {"variant": "multinomial", "max_features": 2000},
     {"variant": "bernoulli", "min_df": 2, "max_df": 0.5},
