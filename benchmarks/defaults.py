@@ -4,6 +4,7 @@ the settings ``nbtext train`` uses when given none.
     python benchmarks/defaults.py                       # the whole grid, every corpus (about 40 min)
     python benchmarks/defaults.py --corpora rt-polarity,R8 --top 5
     python benchmarks/defaults.py --results scores.jsonl --no-run    # re-rank a saved run
+    python benchmarks/defaults.py --tokens joined --corpora R8     # the grid over joined tokens
 
 For each fold of a corpus's protocol, the training and test documents are counted once per
 document transform (tf, length norm); every setting of the grid is then a model over those
@@ -21,6 +22,7 @@ import json
 import statistics
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +47,7 @@ SETTINGS = [dict(variant=variant, alpha=alpha, idf=idf, min_df=min_df, norm=norm
             for norm in ((False, True) if variant == "complement" else (False,))]
 
 
-def score_corpus(name: str, out) -> None:
+def score_corpus(name: str, out, analyzer=DEFAULT_ANALYZER) -> None:
     """One JSON line per (fold, transform, setting) of corpus ``name`` written to ``out``."""
     for number, fold in enumerate(folds(name)):
         with tempfile.TemporaryDirectory() as scratch:
@@ -54,13 +56,13 @@ def score_corpus(name: str, out) -> None:
         documents = train_docs + test_docs
         fold_of = np.repeat([0, 1], [len(train_docs), len(test_docs)])
         truth = np.array([doc.label for doc in test_docs])
-        test_features = [DEFAULT_ANALYZER(doc.text) for doc in test_docs]
+        test_features = [analyzer(doc.text) for doc in test_docs]
         for tf, doc_norm in TRANSFORMS:
             counts = counts_by_fold([d.text for d in documents], [d.label for d in documents], fold_of, tf=tf,
-                                    doc_norm=doc_norm, analyzer=DEFAULT_ANALYZER).without(1)
+                                    doc_norm=doc_norm, analyzer=analyzer).without(1)
             test_counts = count_features(test_features, dict(zip(counts.terms, itertools.count())))
             for setting in SETTINGS:
-                model = Model(DEFAULT_ANALYZER, counts, setting)
+                model = Model(analyzer, counts, setting)
                 best = model.core.predict_log_proba(model.restrict(test_counts)).argmax(axis=1)
                 accuracy = float(np.mean(np.array(model.classes)[best] == truth))
                 out.write(json.dumps({"corpus": name, "fold": number, "tf": tf, "doc_norm": doc_norm, **setting,
@@ -103,12 +105,15 @@ def main() -> None:
     parser.add_argument("--results", default="defaults-scores.jsonl", help="where the scores go (JSON lines)")
     parser.add_argument("--no-run", action="store_true", help="only rank the scores already in --results")
     parser.add_argument("--top", type=int, default=8, help="candidates shown")
+    parser.add_argument("--tokens", choices=["words", "joined"], default=DEFAULT_ANALYZER.tokens,
+                        help="the word analyzer's tokens, as nbtext train --tokens")
     args = parser.parse_args()
     results = Path(args.results)
     if not args.no_run:
+        analyzer = replace(DEFAULT_ANALYZER, tokens=args.tokens)
         with results.open("w") as out:
             for name in (args.corpora.split(",") if args.corpora else PROTOCOLS):
-                score_corpus(name, out)
+                score_corpus(name, out, analyzer)
     rows = ranked([json.loads(line) for line in results.read_text().splitlines()])
     corpora = [corpus for corpus in REFERENCE if corpus in rows[0][2]]
     default = {"tf": DEFAULT_TF, "doc_norm": DEFAULT_DOC_NORM,

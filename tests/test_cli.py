@@ -302,6 +302,16 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
     assert f"--tokens {Model.load(tmp_path / 't').analyzer.tokens}" in board[2]
 
 
+def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
+    """README's 20news and SpamAssassin rows tuned over examples/tune-joined.json are the
+    default search plus joined tokens; the file must not drift from the default grid."""
+    from nbtext.tuning import DEFAULT_GRID, read_grid
+
+    grid = read_grid(str(REPO / "examples" / "tune-joined.json"))
+    assert grid.pop("tokens") == ["words", "joined"]
+    assert grid == DEFAULT_GRID
+
+
 def test_train_test_split_reports_held_out_score(tmp_path):
     result = run(["train", TICKETS / "train", "-o", tmp_path / "m", "--test-split", "0.25", "--seed", "1"])
     last = result.stderr.splitlines()[-1]
