@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
+from nbtext.analysis import TOKENS  # noqa: E402
 from nbtext.counting import count_features  # noqa: E402
 from nbtext.model import Model  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
@@ -105,7 +106,7 @@ def main() -> None:
     parser.add_argument("--results", default="defaults-scores.jsonl", help="where the scores go (JSON lines)")
     parser.add_argument("--no-run", action="store_true", help="only rank the scores already in --results")
     parser.add_argument("--top", type=int, default=8, help="candidates shown")
-    parser.add_argument("--tokens", choices=["words", "joined"], default=DEFAULT_ANALYZER.tokens,
+    parser.add_argument("--tokens", choices=TOKENS, default=DEFAULT_ANALYZER.tokens,
                         help="the word analyzer's tokens, as nbtext train --tokens")
     args = parser.parse_args()
     results = Path(args.results)

@@ -549,9 +549,8 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     corpus, analyzer = _labelled_corpus(data, options, analyzer)
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    candidate = {**settings, **weighting, "analyzer": analyzer.analyzer, "ngram_range": analyzer.ngram_range,
-                 "char_ngrams": analyzer.char_ngrams}
-    trial = cross_validate(documents, [candidate], k=k, seed=seed, base_analyzer=analyzer)[0]
+    # The whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest.
+    trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer)[0]
     render.cv_report(trial.summary(), fmt, k=k, seed=seed)
 
 

@@ -29,10 +29,10 @@ from .readers import Document
 from .training import BATCH_SIZE, train
 from .vectorizing import Vectorizer, supports
 
-#: Settings fixed when documents are counted; the rest are applied when a model is built.
-COUNTING_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens", "tf", "doc_norm")
-#: The counting keys that say how text becomes features.
+#: The settings that say how text becomes features.
 ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
+#: Settings fixed when documents are counted; the rest are applied when a model is built.
+COUNTING_KEYS = (*ANALYZER_KEYS, "tf", "doc_norm")
 
 #: The default search, `nbtext tune` with no --grid: variant x alpha x Rennie's transforms x
 #: min_df on word uni+bigrams, by 3-fold cross-validation. Nested cross-validation scores it on
