@@ -7,7 +7,8 @@ nbtext with the options that build scikit-learn's exact model (as it comes, with
 cores, and with --jobs 1), CountVectorizer()+MultinomialNB() and
 HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are checked equal.
 nbtext's default model (word uni- and bigrams) on 20news, next to
-CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2). Prediction throughput on
+CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2), and the same with joined tokens
+(--tokens joined; the pipeline given the same token pattern). Prediction throughput on
 20news-bydate/test in memory (median of --runs) and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
@@ -31,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import joblib
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import corpus_root  # noqa: E402
@@ -49,14 +52,16 @@ SKLEARN_EQUIVALENT = ["--variant", "multinomial", "--alpha", "1", "--ngram-range
 _SKLEARN_TRAIN = r"""
 import sys, time, json, os
 start = time.perf_counter()
+from nbtext.analysis import JOINED
 from nbtext.readers import LabelledCorpus
 docs = [d for root in sys.argv[2:] for d in LabelledCorpus([root])]
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.naive_bayes import ComplementNB, MultinomialNB
 from sklearn.pipeline import make_pipeline
 vec = {"count": CountVectorizer(), "hashing": HashingVectorizer(alternate_sign=False, norm=None),
-       "bigrams": CountVectorizer(ngram_range=(1, 2))}[sys.argv[1]]
-nb = ComplementNB(alpha=0.2) if sys.argv[1] == "bigrams" else MultinomialNB()
+       "bigrams": CountVectorizer(ngram_range=(1, 2)),
+       "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern)}[sys.argv[1]]
+nb = ComplementNB(alpha=0.2) if sys.argv[1] in ("bigrams", "joined") else MultinomialNB()
 pipe = make_pipeline(vec, nb).fit([d.text for d in docs], [d.label for d in docs])
 seconds = time.perf_counter() - start
 import joblib
@@ -196,11 +201,33 @@ def train_ratios(sk_seconds: float, timings: dict) -> str:
     return ", ".join(f"{sk_seconds / timings[jobs][0]:.1f}x" for jobs in JOBS)
 
 
+def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> Path:
+    """Print the table of nbtext's default model next to the nearest pipeline (raw counts where
+    nbtext takes log(1 + tf)), with word-run tokens and with joined ones; the words model's path."""
+    print(f"\n| default model (word uni+bigrams, every term) | {columns} "
+          "| CountVectorizer(ngram_range=(1, 2))+ComplementNB | ratio (each nbtext column) |")
+    print("|---|---|---|---|---|---|")
+    for kind, options, label in (("bigrams", [], ""), ("joined", ["--tokens", "joined"], ", --tokens joined")):
+        model = scratch / f"{kind}.joblib"
+        commands = nbtext_train_commands([news / "train"], model, options)
+        commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, kind, str(news / "train")],
+                               {"OUT": str(scratch / f"{kind}-sklearn.joblib")})
+        timings = alternating(commands, runs)
+        sklearn = timings["sklearn"]
+        sklearn_terms = len(joblib.load(scratch / f"{kind}-sklearn.joblib")[0].vocabulary_)
+        assert len(Model.load(model).terms) == sklearn_terms, f"{kind}: the vocabularies differ"
+        print(f"| 20news train{label}: wall time (median of {runs}), peak RSS | "
+              + " | ".join(cell(timings[jobs]) for jobs in JOBS)
+              + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
+    return scratch / "bigrams.joblib"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cold-runs", type=int, default=20)
     parser.add_argument("--stream-mb", type=int, default=1024, help="size of the stdin stream to predict")
+    parser.add_argument("--default-model-only", action="store_true", help="only the default model's table")
     args = parser.parse_args()
     py = sys.executable
     news = corpus_root("20news-bydate")
@@ -208,6 +235,9 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp())
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     columns = f"nbtext (default) | nbtext --jobs {available_cores()} | nbtext --jobs 1"
+    if args.default_model_only:
+        default_model_table(news, scratch, columns, args.runs)
+        return
     print(f"| task | {columns} | CountVectorizer+MNB | ratio (each nbtext column) | HashingVectorizer+MNB "
           "| ratio (default) |")
     print("|---|---|---|---|---|---|---|---|")
@@ -230,19 +260,7 @@ def main() -> None:
             cells += [cell(timings[kind]), ratios]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
-    # nbtext's default model next to the nearest pipeline (raw counts where nbtext takes log(1 + tf)).
-    bigrams = scratch / "bigrams.joblib"
-    commands = nbtext_train_commands([news / "train"], bigrams, [])
-    commands["sklearn"] = ([py, "-c", _SKLEARN_TRAIN, "bigrams", str(news / "train")],
-                           {"OUT": str(scratch / "bigrams-sklearn.joblib")})
-    timings = alternating(commands, args.runs)
-    sklearn = timings["sklearn"]
-    print(f"\n| default model (word uni+bigrams, every term) | {columns} "
-          "| CountVectorizer(ngram_range=(1, 2))+ComplementNB | ratio (each nbtext column) |")
-    print("|---|---|---|---|---|---|")
-    print(f"| 20news train: wall time (median of {args.runs}), peak RSS | "
-          + " | ".join(cell(timings[jobs]) for jobs in JOBS)
-          + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
+    bigrams = default_model_table(news, scratch, columns, args.runs)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     rates: dict[str, list[float]] = {"nbtext": [], "sklearn": []}

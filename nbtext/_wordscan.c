@@ -3,8 +3,9 @@
  * - intern numbers the words of the model's terms and fills an open-addressing hash table
  *   of them;
  * - scan makes one pass over a batch's byte buffer that finds every run of two or more word
- *   bytes and looks its bytes up in that table, byte for byte (two words never merge); a
- *   growing table takes in the words it lacks;
+ *   bytes (for joined tokens, runs that go on through joining bytes between word bytes) and
+ *   looks its bytes up in that table, byte for byte (two words never merge); a growing table
+ *   takes in the words it lacks;
  * - count turns each document's word numbers into its unigram and bigram columns (a second
  *   hash table, filled by build_pairs) and counts them, each row sorted; a growing table
  *   gives a new pair the next column;
@@ -210,11 +211,20 @@ static PyObject *intern(PyObject *self, PyObject *args)
     return ok ? PyLong_FromSsize_t(n_words) : NULL;
 }
 
-/* Record the run text[start:end]: its word number and its document; -1 if the table is full. */
+/* Record the run text[start:end], without the joining bytes at its ends (kind 2), if two or
+ * more bytes are left: its word number and its document; -1 if the table is full. */
 static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, Py_ssize_t start, Py_ssize_t end,
-                              const int64_t *doc, Py_ssize_t n_docs, Py_ssize_t *d, int64_t *number, int64_t *row,
-                              Py_ssize_t found)
+                              const uint8_t *kind, int joins, const int64_t *doc, Py_ssize_t n_docs, Py_ssize_t *d,
+                              int64_t *number, int64_t *row, Py_ssize_t found)
 {
+    if (joins) {
+        while (start < end && kind[text[start]] != 1)
+            start++;
+        while (end > start && kind[text[end - 1]] != 1)
+            end--;
+    }
+    if (end - start < 2)
+        return found;
     while (*d + 1 < n_docs && doc[*d + 1] <= start)
         ++*d;
     if ((number[found] = find(t, text + start, end - start, n_text - start)) == FULL)
@@ -223,25 +233,27 @@ static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, 
     return found + 1;
 }
 
-PyDoc_STRVAR(scan_doc, "scan(buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows, added)"
+PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, doc_starts, store, starts, lengths, slots, numbers, rows, added)"
              " -> (n, n_added)\n\n"
              "Write the word number and the document of each run of two or more word bytes of buffer\n"
              "into numbers and rows (int64, buffer's length // 2 + 1 each); return how many runs there\n"
-             "were. With added empty, the table is fixed: a word not in it is numbered -1. Else it\n"
+             "were. byte_kind gives each byte value's kind: 1 a word byte, 2 a joining byte (a run\n"
+             "goes on through it, but never begins or ends with it), 0 neither.\n"
+             "With added empty, the table is fixed: a word not in it is numbered -1. Else it\n"
              "grows: such a word is numbered after the table's, and its (start, length) in buffer\n"
              "written to added (int64 pairs), n_added of them; n is -1 if added has no room left\n"
              "(the slots then hold some of the batch's words: rebuild them).");
 
 static PyObject *scan(PyObject *self, PyObject *args)
 {
-    Py_buffer buffer, word_byte, doc_starts, store, starts, lengths, slots, numbers, rows, added;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*w*", &buffer, &word_byte, &doc_starts, &store, &starts, &lengths,
+    Py_buffer buffer, byte_kind, doc_starts, store, starts, lengths, slots, numbers, rows, added;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*w*", &buffer, &byte_kind, &doc_starts, &store, &starts, &lengths,
                           &slots, &numbers, &rows, &added))
         return NULL;
     Table t;
     Py_ssize_t found = 0;
     int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
-    if (ok && (word_byte.len != 256 || doc_starts.len % 8 || numbers.len < 8 * (buffer.len / 2 + 1)
+    if (ok && (byte_kind.len != 256 || doc_starts.len % 8 || numbers.len < 8 * (buffer.len / 2 + 1)
                || rows.len != numbers.len || added.len % 16)) {
         PyErr_SetString(PyExc_ValueError, "scan arrays of the wrong size");
         ok = 0;
@@ -252,12 +264,18 @@ static PyObject *scan(PyObject *self, PyObject *args)
     t.batch = buffer.buf;
     t.added = added.buf;
     if (ok) {
-        const uint8_t *text = buffer.buf, *is_word = word_byte.buf;
+        const uint8_t *text = buffer.buf, *kind = byte_kind.buf;
         const int64_t *doc = doc_starts.buf;
         int64_t *number = numbers.buf, *row = rows.buf;
         Py_ssize_t n = buffer.len, n_docs = doc_starts.len / 8, d = 0;
+        uint8_t in_run[256];
+        int joins = 0;
+        for (int b = 0; b < 256; b++) {
+            in_run[b] = kind[b] != 0;
+            joins |= kind[b] == 2;
+        }
         Py_BEGIN_ALLOW_THREADS
-        /* 64 bytes at a time: a bit mask of the word bytes, whose changes (a run's start, then
+        /* 64 bytes at a time: a bit mask of the run bytes, whose changes (a run's start, then
          * its end) are taken lowest first; no branch per byte. */
         uint64_t previous = 0;
         Py_ssize_t start = 0;
@@ -266,7 +284,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
             const uint8_t *p = text + block;
             uint64_t mask = 0;
             for (Py_ssize_t k = 0; k < size; k++)
-                mask |= (uint64_t)is_word[p[k]] << k;
+                mask |= (uint64_t)in_run[p[k]] << k;
             uint64_t changes = mask ^ (mask << 1 | previous >> 63);
             previous = mask;
             while (changes && found >= 0) {
@@ -275,17 +293,17 @@ static PyObject *scan(PyObject *self, PyObject *args)
                 Py_ssize_t at = block + k;
                 if (mask >> k & 1)
                     start = at;
-                else if (at - start >= 2)
-                    found = emit(&t, text, n, start, at, doc, n_docs, &d, number, row, found);
+                else
+                    found = emit(&t, text, n, start, at, kind, joins, doc, n_docs, &d, number, row, found);
             }
         }
         /* A run up to the end of a last block that was whole (a shorter one ends in zero bits). */
-        if (found >= 0 && n % 64 == 0 && n > 0 && is_word[text[n - 1]] && n - start >= 2)
-            found = emit(&t, text, n, start, n, doc, n_docs, &d, number, row, found);
+        if (found >= 0 && n % 64 == 0 && n > 0 && in_run[text[n - 1]])
+            found = emit(&t, text, n, start, n, kind, joins, doc, n_docs, &d, number, row, found);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&buffer);
-    PyBuffer_Release(&word_byte);
+    PyBuffer_Release(&byte_kind);
     PyBuffer_Release(&doc_starts);
     PyBuffer_Release(&store);
     PyBuffer_Release(&starts);

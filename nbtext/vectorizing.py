@@ -13,8 +13,9 @@ fallback and the tests' oracle.
 
 The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
 tests hold the paths equal on real corpora); analyzers this path does not cover (``char_wb``,
-character n-grams, joined tokens, hashing, n > 2) keep the plain path. A batch in which two
-different tokens share a hash is counted by the plain path too.
+character n-grams, hashing, n > 2) keep the plain path. Joined tokens are runs that go on
+through the joining bytes (``.``, ``@``, ``'``, ``-``), trimmed of those at their ends. A
+batch in which two different tokens share a hash is counted by the plain path too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import Analyzer, words
+from .analysis import TOKENIZERS, Analyzer
 from .cores import run_ahead
 from .counting import (CountMatrix, GrowingVocabulary, PackedTerms, count_features, count_matrix, pack_terms,
                        run_starts, sorted_union)
@@ -40,6 +41,10 @@ except ImportError:  # built without a C compiler: numpy finds a fixed table's w
 #: the tokens of a non-ASCII document reach the buffer, each already a whole word.
 _WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128)
 _WORD_BYTE_U8 = _WORD_BYTE.astype(np.uint8)
+#: Each byte's kind, by ``Analyzer.tokens``: 1 a word byte, 2 a byte that joins two word bytes
+#: into one token (never at a token's ends), 0 neither.
+BYTE_KINDS = {"words": _WORD_BYTE_U8,
+              "joined": _WORD_BYTE_U8 + 2 * np.isin(np.arange(256), list(b".@'-")).astype(np.uint8)}
 #: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _PAD = 8
@@ -56,9 +61,9 @@ TERMS_PER_BLOCK = 1 << 16
 
 
 def supports(analyzer: Analyzer) -> bool:
-    """Whether this path gives ``analyzer``'s features: words, n-grams of one or two of them."""
-    return (analyzer.analyzer == "word" and analyzer.tokens == "words" and analyzer.char_ngrams is None
-            and analyzer.hash_features is None and analyzer.ngram_range[1] <= 2)
+    """Whether this path gives ``analyzer``'s features: tokens (either kind), n-grams of one or two."""
+    return (analyzer.analyzer == "word" and analyzer.char_ngrams is None and analyzer.hash_features is None
+            and analyzer.ngram_range[1] <= 2)
 
 
 class Vectorizer:
@@ -196,6 +201,7 @@ class WordTable:
     def __init__(self, analyzer: Analyzer, vocabulary: WordVocabulary | None = None) -> None:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
+        self._kind = BYTE_KINDS[analyzer.tokens]  # of each byte value: word, joining, neither
         if vocabulary is not None:
             vocabulary.table = self
         self.strings: list[str] = []  # each token number's string, in a growing table only
@@ -225,10 +231,10 @@ class WordTable:
         table = cls(analyzer)
         blob = pack_terms(terms)
         buffer = np.concatenate([blob, np.zeros(_PAD, dtype=np.uint8)])
-        starts, lengths = _token_spans(buffer)
+        starts, lengths = _token_spans(buffer, table._kind)
         spaces = blob == 32
-        if len(starts) != len(terms) + spaces.sum() or not (_WORD_BYTE[blob] | spaces | (blob == 10)).all():
-            raise TokenClash  # not terms this path makes: leave them to the plain path
+        if len(starts) != len(terms) + spaces.sum() or lengths.sum() != len(blob) - spaces.sum() - (blob == 10).sum():
+            raise TokenClash  # not terms this path makes (words that are not whole tokens): the plain path
         column = np.searchsorted(np.flatnonzero(blob == 10), starts)  # the term each word is in
         followed = buffer[starts + lengths] == 32
         alone = ~followed & ~np.concatenate([[False], followed[:-1]])
@@ -296,10 +302,10 @@ class WordTable:
         """The tokens of ``texts``, found and keyed (for the compiled scanner, just the byte
         buffer): the half of ``count`` that reads nothing of this table, so that another
         thread can do it for the next batch meanwhile."""
-        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
+        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase, TOKENIZERS[self.analyzer.tokens])
         if self._scanned is not None:
             return Buffered(buffer, doc_starts)
-        starts, lengths = _token_spans(buffer)
+        starts, lengths = _token_spans(buffer, self._kind)
         rows = np.repeat(np.arange(len(texts)), np.diff(np.searchsorted(starts, doc_starts), append=len(starts)))
         return Tokens(len(texts), buffer, starts, lengths, rows, *_distinct(buffer, starts, lengths))
 
@@ -319,7 +325,7 @@ class WordTable:
             room = len(slots) // 4 - len(lengths) if growing else 0  # new words, keeping slots under half full
             if not growing or room > 0:
                 spans = np.empty(2 * room, dtype=np.int64)
-                n, n_new = _wordscan.scan(buffer, _WORD_BYTE_U8, doc_starts, self._store, self._store_starts,
+                n, n_new = _wordscan.scan(buffer, self._kind, doc_starts, self._store, self._store_starts,
                                           lengths, slots, numbers, rows, spans)
                 if n >= 0:
                     break
@@ -534,10 +540,11 @@ class _SortedMap:
         self.values = np.insert(self.values, at, values[order])
 
 
-def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:
+def _buffer(texts: Sequence[str], lowercase: bool, tokenize: Callable[[str], list[str]],
+            ) -> tuple[np.ndarray, np.ndarray]:
     """The batch as one byte array (documents split by NUL, 8 NULs after), and where each
     document starts in it. ASCII documents go in whole; the rare other ones go in as their
-    words (found by the regex, Unicode-aware), NUL-separated, in UTF-8."""
+    tokens (found by ``tokenize``, Unicode-aware), NUL-separated, in UTF-8."""
     pieces = []
     for text in texts:
         if not isinstance(text, str):
@@ -547,18 +554,24 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
         if text.isascii():
             pieces.append(text.encode("ascii"))
         else:
-            pieces.append("\x00".join(words(text)).encode("utf-8", "surrogatepass"))
+            pieces.append("\x00".join(tokenize(text)).encode("utf-8", "surrogatepass"))
     sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
     doc_starts = np.cumsum(sizes) - sizes
     return np.frombuffer(b"\x00".join(pieces) + b"\x00" * _PAD, dtype=np.uint8), doc_starts
 
 
-def _token_spans(buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and length of every run of two or more word bytes."""
-    # The changes between word and non-word bytes alternate: a run's start, its end (the
-    # padding ends the last run).
-    edges = np.flatnonzero(np.diff(_WORD_BYTE[buffer], prepend=False))
+def _token_spans(buffer: np.ndarray, kind: np.ndarray = _WORD_BYTE_U8) -> tuple[np.ndarray, np.ndarray]:
+    """Start and length of every token: each run of word bytes, and of joining bytes between
+    them where ``kind`` has those (see ``BYTE_KINDS``), two or more bytes long."""
+    # The changes between run and other bytes alternate: a run's start, its end (the padding
+    # ends the last run).
+    edges = np.flatnonzero(np.diff(kind[buffer] > 0, prepend=False))
     starts, ends = edges[0::2], edges[1::2]
+    if kind.max() > 1:  # a run begins at its first word byte and ends after its last one
+        word, at = kind[buffer] == 1, np.arange(len(buffer))
+        next_word = np.minimum.accumulate(np.where(word, at, len(buffer))[::-1])[::-1]
+        last_word = np.maximum.accumulate(np.where(word, at, -1))
+        starts, ends = next_word[starts], last_word[ends - 1] + 1
     lengths = ends - starts
     long_enough = lengths >= 2
     return starts[long_enough], lengths[long_enough]

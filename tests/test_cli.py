@@ -285,7 +285,8 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
         run(["train", news / "train", "-o", tmp_path / tokens, "--tokens", tokens])
         scores[tokens] = run(["eval", tmp_path / tokens, news / "test"]).stdout.splitlines()[0].split()[:2]
     assert scores == {"words": ["accuracy", "0.8567"], "joined": ["accuracy", "0.8640"]}
-    assert Model.load(tmp_path / "joined").analyzer.tokens == "joined"
+    joined = Model.load(tmp_path / "joined")
+    assert joined.analyzer.tokens == "joined" and joined._table_possible  # predicts by the word table
     rows = run(["inspect-top-words", tmp_path / "joined", "--class", "comp.windows.x", "-k", "30",
                 "--format", "tsv"]).stdout.splitlines()
     assert {"comp.windows.x", "xpert@expo.lcs.mit.edu"} <= {row.split("\t")[2] for row in rows}

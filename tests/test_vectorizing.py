@@ -26,6 +26,8 @@ ANALYZERS = {
     "bigrams, stop words": Analyzer(ngram_range=(2, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "uni+bigrams, stop words": Analyzer(ngram_range=(1, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "case kept": Analyzer(ngram_range=(1, 2), lowercase=False),
+    "joined uni+bigrams": Analyzer(ngram_range=(1, 2), tokens="joined"),
+    "joined, stop words": Analyzer(ngram_range=(1, 2), tokens="joined", stop_words=frozenset(ENGLISH_STOP_WORDS)),
 }
 
 
@@ -192,7 +194,7 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
 @settings(max_examples=200, deadline=None)
 @given(
     texts=st.lists(
-        st.lists(st.sampled_from(list("ab_9 Zé\x00ßİ.-\u0394\u03a3\u4e2d\ud800\n") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
+        st.lists(st.sampled_from(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
                  max_size=40).map("".join),
         min_size=1, max_size=8,
     ),
@@ -209,12 +211,14 @@ def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
 
 @settings(max_examples=100, deadline=None)
 @given(
-    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz")), min_size=2, max_size=12), min_size=1, max_size=30,
+    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz.@")), min_size=2, max_size=12), min_size=1, max_size=30,
                    unique=True),
-    texts=st.lists(st.text(st.sampled_from(list("abé9_xyz .")), max_size=60), min_size=1, max_size=5),
+    texts=st.lists(st.text(st.sampled_from(list("abé9_xyz .@-")), max_size=60), min_size=1, max_size=5),
+    tokens=st.sampled_from(["words", "joined"]),
 )
-def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts):
-    analyzer = Analyzer(ngram_range=(1, 2))
+def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts, tokens):
+    analyzer = Analyzer(ngram_range=(1, 2), tokens=tokens)
+    terms = [t for t in terms if analyzer(t) == [t]] or ["ab"]  # terms the analyzer can make
     bigrams = [f"{a} {b}" for a, b in zip(terms, terms[1:])]
     vocabulary = sorted(set(terms[::2] + bigrams[::2]))  # unigrams missing under kept bigrams
     expected = count_features([analyzer(t) for t in texts], dict(zip(vocabulary, range(len(vocabulary)))))
@@ -274,6 +278,25 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     assert rows[:n].tolist() == [0, 0, 1, 1] and n_added == 0
     with pytest.raises(ValueError, match="wrong size"):  # slots must be a power of two
         scan(table._scanned[0], table._scanned[1][:-2], numbers, rows, fixed)
+
+
+@needs_scanner
+@pytest.mark.parametrize("size", [35, 64, 128])
+def test_the_compiled_scanner_trims_joined_runs_up_to_the_last_byte(size):
+    """Joined tokens, called directly on a buffer with no padding: a run goes on through the
+    joining bytes inside it and loses those at its ends, the last one ending the buffer; a
+    run of joining bytes alone, or with one word byte, is no token; as the analyzer's regex."""
+    analyzer = Analyzer(tokens="joined")
+    table = WordTable.for_terms(analyzer, ["ab", "cs.cmu.edu", "don't"])
+    text = b"-cs.cmu.edu. x.\x00" + b"." * (size - 27) + b" don't -ab."
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
+    n, _ = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["joined"], np.array([0, 16], dtype=np.int64),
+                                      table._store, table._store_starts, *table._scanned, numbers, rows,
+                                      np.zeros(0, dtype=np.int64))
+    expected = ["cs.cmu.edu", "don't", "ab"]
+    assert [words_of(table)[i] for i in numbers[:n]] == expected == analyzer(text.decode().replace("\x00", " "))
+    assert rows[:n].tolist() == [0, 1, 1]
 
 
 @needs_scanner
