@@ -51,8 +51,8 @@ SKLEARN_EQUIVALENT = ["--variant", "multinomial", "--alpha", "1", "--ngram-range
 
 _SKLEARN_TRAIN = r"""
 import sys, time, json, os
+from nbtext.analysis import JOINED  # the --tokens joined pattern, for the pipeline's: not timed
 start = time.perf_counter()
-from nbtext.analysis import JOINED
 from nbtext.readers import LabelledCorpus
 docs = [d for root in sys.argv[2:] for d in LabelledCorpus([root])]
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer

@@ -13,9 +13,6 @@ from typing import Any
 from .errors import DataError
 
 ANALYZERS = ("word", "char_wb")
-#: How the word analyzer finds words: runs of word characters, or those runs joined by the
-#: punctuation that holds names together (``comp.sys.mac``, ``jo@cs.cmu.edu``, ``3.1``, ``don't``).
-TOKENS = ("words", "joined")
 
 #: Unicode words of two or more characters: the same features as scikit-learn's default
 #: ``(?u)\b\w\w+\b`` (the word boundaries add nothing once the run is greedy).
@@ -190,8 +187,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-#: The word analyzer's tokens of a text, by ``Analyzer.tokens``.
+#: How the word analyzer finds a text's tokens, by ``Analyzer.tokens``: runs of word characters,
+#: or those runs joined by the punctuation that holds names together (``comp.sys.mac``,
+#: ``jo@cs.cmu.edu``, ``3.1``, ``don't``).
 TOKENIZERS = {"words": words, "joined": JOINED.findall}
+TOKENS = tuple(TOKENIZERS)
 
 
 def load_stop_words(spec: str | None) -> frozenset[str]:

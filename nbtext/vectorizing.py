@@ -39,12 +39,11 @@ except ImportError:  # built without a C compiler: numpy finds a fixed table's w
 
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
 #: the tokens of a non-ASCII document reach the buffer, each already a whole word.
-_WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128)
-_WORD_BYTE_U8 = _WORD_BYTE.astype(np.uint8)
+_WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128, dtype=np.uint8)
 #: Each byte's kind, by ``Analyzer.tokens``: 1 a word byte, 2 a byte that joins two word bytes
 #: into one token (never at a token's ends), 0 neither.
-BYTE_KINDS = {"words": _WORD_BYTE_U8,
-              "joined": _WORD_BYTE_U8 + 2 * np.isin(np.arange(256), list(b".@'-")).astype(np.uint8)}
+BYTE_KINDS = {"words": _WORD_BYTE,
+              "joined": _WORD_BYTE + 2 * np.isin(np.arange(256), list(b".@'-")).astype(np.uint8)}
 #: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _PAD = 8
@@ -560,15 +559,16 @@ def _buffer(texts: Sequence[str], lowercase: bool, tokenize: Callable[[str], lis
     return np.frombuffer(b"\x00".join(pieces) + b"\x00" * _PAD, dtype=np.uint8), doc_starts
 
 
-def _token_spans(buffer: np.ndarray, kind: np.ndarray = _WORD_BYTE_U8) -> tuple[np.ndarray, np.ndarray]:
+def _token_spans(buffer: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and length of every token: each run of word bytes, and of joining bytes between
     them where ``kind`` has those (see ``BYTE_KINDS``), two or more bytes long."""
     # The changes between run and other bytes alternate: a run's start, its end (the padding
     # ends the last run).
-    edges = np.flatnonzero(np.diff(kind[buffer] > 0, prepend=False))
+    kinds = kind[buffer]
+    edges = np.flatnonzero(np.diff(kinds > 0, prepend=False))
     starts, ends = edges[0::2], edges[1::2]
     if kind.max() > 1:  # a run begins at its first word byte and ends after its last one
-        word, at = kind[buffer] == 1, np.arange(len(buffer))
+        word, at = kinds == 1, np.arange(len(buffer))
         next_word = np.minimum.accumulate(np.where(word, at, len(buffer))[::-1])[::-1]
         last_word = np.maximum.accumulate(np.where(word, at, -1))
         starts, ends = next_word[starts], last_word[ends - 1] + 1

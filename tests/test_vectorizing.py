@@ -270,7 +270,7 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     text = b"cd x encyclopedia\x00" + b"." * (size - 34) + b"encyclopaedia ab"
     buffer = np.frombuffer(text, dtype=np.uint8)
     numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
-    scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing._WORD_BYTE_U8,
+    scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing.BYTE_KINDS["words"],
                              np.array([0, 18], dtype=np.int64), table._store, table._store_starts)
     fixed = np.zeros(0, dtype=np.int64)
     n, n_added = scan(*table._scanned, numbers, rows, fixed)
@@ -315,7 +315,7 @@ def test_the_compiled_scanner_grows_a_table_while_it_has_room():
 
     def scan(room):
         added = np.empty(2 * room, dtype=np.int64)
-        n, n_added = vectorizing._wordscan.scan(buffer, vectorizing._WORD_BYTE_U8, np.array([0], dtype=np.int64),
+        n, n_added = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["words"], np.array([0], dtype=np.int64),
                                                 table._store, table._store_starts, lengths, slots.copy(), numbers,
                                                 rows, added)
         return n, [text[a:a + b].decode() for a, b in added[:2 * n_added].reshape(-1, 2).tolist()]
