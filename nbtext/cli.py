@@ -214,6 +214,17 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
         click.echo("\n".join(lines), err=True)
 
 
+@contextlib.contextmanager
+def _read_report_before_errors(corpus, verbose: bool) -> Iterator[None]:
+    """On an error, first show what was skipped or mended in reading, if anything: "no documents
+    to train on" alone hides that the files sat outside any class folder; the report names it."""
+    try:
+        yield
+    except NbtextError:
+        _print_read_report(corpus.report, verbose, corpus.encoding, always=False)
+        raise
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -391,7 +402,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                  and ("spam_label" in given or corpus.is_mail))
     if not as_filter and given & {"spam_cutoff", "ham_cutoff", "fp_target"}:
         raise click.UsageError("--spam-cutoff, --ham-cutoff and --fp-target are for spam filters: add --spam-label")
-    with render.progress(corpus.total_bytes, "reading") as advance:
+    with _read_report_before_errors(corpus, options["verbose"]), \
+         render.progress(corpus.total_bytes, "reading") as advance:
         documents = corpus.read(progress=advance)
         if as_filter:
             documents = list(documents)
@@ -517,7 +529,8 @@ def eval_(args, fmt, cv, seed, **options) -> None:
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
-    with render.progress(corpus.total_bytes, "evaluating") as advance:
+    with _read_report_before_errors(corpus, options["verbose"]), \
+         render.progress(corpus.total_bytes, "evaluating") as advance:
         report = _evaluate_stream(model, corpus.read(progress=advance))
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.eval_report(report, fmt)

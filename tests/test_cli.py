@@ -120,6 +120,17 @@ def test_exit_codes_and_one_line_errors(tmp_path, monkeypatch, args, code, messa
     assert "Traceback" not in result.stderr
 
 
+def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
+    # The common slip: DATA is one class's folder, so its files sit outside any class folder.
+    billing = TICKETS / "train" / "billing"
+    skipped = "read 0 documents\n81 skipped: not inside a class folder\n"
+    result = run(["train", billing, "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == skipped + "Error: no documents to train on\n"
+    result = run(["eval", tickets_model, billing], expect=1)
+    assert result.stderr == skipped + "Error: no documents to evaluate\n"
+    assert not (tmp_path / "m").exists()
+
+
 def test_inspect_unknown_class(tickets_model):
     result = run(["inspect-top-words", tickets_model, "--class", "sales"], expect=1)
     assert result.stderr == "Error: no class sales in the model; it has: billing, shipping, technical\n"
