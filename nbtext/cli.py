@@ -208,6 +208,23 @@ def format_option(*choices: str) -> Callable:
 model_argument = click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
 
 
+class OutputPath(click.Path):
+    """A model file to write. Its folder is checked when the command starts, not after an hour
+    of reading and training."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            self.fail(f"folder {folder} does not exist", param, ctx)
+        if not os.access(folder, os.W_OK):
+            self.fail(f"folder {folder} is not writable", param, ctx)
+        return path
+
+
 def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = True) -> None:
     lines = report.lines(verbose=verbose, encoding=encoding)
     if always or len(lines) > 1:
@@ -312,7 +329,7 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
 
 @cli.command()
 @click.argument("data", nargs=-1, required=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Model file to write.")
+@click.option("-o", "--output", type=OutputPath(), help="Model file to write.")
 @click.option("--update", "update_path", type=click.Path(dir_okay=False), metavar="MODEL",
               help="Add DATA to this model (new words grow its vocabulary); writes back to it unless -o.")
 @click.option("--test-split", type=float, metavar="FRACTION",
@@ -466,7 +483,7 @@ def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, su
 
 @cli.command()
 @click.argument("models", nargs=-1, required=True, metavar="MODEL...")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Model file to write.")
+@click.option("-o", "--output", required=True, type=OutputPath(), help="Model file to write.")
 @click.option("--min-df", callback=_df, help="Prune again after merging (default: the first model's).")
 @click.option("--max-df", callback=_df, help="Prune again after merging (default: the first model's).")
 @click.option("--max-features", type=click.IntRange(min=1), help="Keep only the most frequent terms.")
@@ -569,7 +586,7 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
 
 @cli.command()
 @click.argument("data", nargs=-1, required=True)
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Best model, trained on all DATA.")
+@click.option("-o", "--output", required=True, type=OutputPath(), help="Best model, trained on all DATA.")
 @click.option("--cv", type=click.IntRange(min=2), default=3, show_default=True,  # tuning.DEFAULT_FOLDS, unimported
               help="Folds of the search.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")

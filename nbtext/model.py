@@ -261,16 +261,20 @@ class Model:
 
         path = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
             with os.fdopen(fd, "wb") as handle:
                 modelfile.dump(self.to_payload(), handle)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o666 & ~_umask())
             os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
+        except BaseException as error:
+            if tmp is not None:
+                os.unlink(tmp)
+            if isinstance(error, OSError):  # no such folder, no permission, a full disk
+                raise ModelError(f"{path}: cannot write the model ({error.strerror or error})") from None
             raise
 
     @classmethod

@@ -131,6 +131,34 @@ def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize("command", [["train", TICKETS / "train"], ["tune", TICKETS / "train"],
+                                     ["merge", TICKETS / "none.joblib"]])
+def test_a_missing_output_folder_stops_before_any_reading(tmp_path, command):
+    result = run([*command, "-o", tmp_path / "nowhere" / "m.joblib"], expect=2)
+    assert result.stderr.endswith(f"Invalid value for '-o' / '--output': folder {tmp_path / 'nowhere'} "
+                                  "does not exist\n")
+    assert "read" not in result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="file-size limits are POSIX")
+def test_a_failed_model_write_is_one_line_and_keeps_the_old_file(tmp_path):
+    import resource
+    import signal
+
+    def limit_file_size():  # a real write failure (EFBIG) part-way through the model file
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+
+    path = tmp_path / "m.joblib"
+    path.write_bytes(b"the old model")
+    process = nbtext_process("train", TICKETS / "train", "-o", path, stderr=subprocess.PIPE,
+                             preexec_fn=limit_file_size)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert stderr.decode().splitlines()[-1] == f"Error: {path}: cannot write the model (File too large)"
+    assert path.read_bytes() == b"the old model" and os.listdir(tmp_path) == ["m.joblib"]
+
+
 def test_inspect_unknown_class(tickets_model):
     result = run(["inspect-top-words", tickets_model, "--class", "sales"], expect=1)
     assert result.stderr == "Error: no class sales in the model; it has: billing, shipping, technical\n"
