@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import MAIL_FORMATS, LabelledCorpus  # noqa: E402
-from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, header_names  # noqa: E402
+from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, header_names, mail_headers  # noqa: E402
 from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING  # noqa: E402
 from nbtext.training import train  # noqa: E402
 from nbtext.tuning import DEFAULT_FOLDS, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
@@ -55,10 +55,7 @@ def accuracy(model, test_docs) -> float:
 def read_documents(path, input_format: str | None = None, headers: tuple[str, ...] | None = None) -> list:
     """The documents at ``path`` as `nbtext train` reads them: mail gets the default header
     tokens unless ``headers`` says otherwise."""
-    if input_format not in MAIL_FORMATS:
-        headers = ()
-    elif headers is None:
-        headers = DEFAULT_MAIL_HEADERS
+    headers = mail_headers(headers, input_format in MAIL_FORMATS)
     return list(LabelledCorpus([str(path)], input_format=input_format, headers=headers))
 
 

@@ -20,7 +20,7 @@ import click
 from . import __version__
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
-from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names
+from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
 
@@ -313,9 +313,10 @@ def _labelled_corpus(data, options: dict[str, Any], analyzer, input_format=None)
     (by --input-format, or mbox files and maildirs recognised as such) gets the default header
     tokens, the same whichever way it was found to be mail."""
     corpus = _corpus(data, options, analyzer.headers, input_format)
-    if options.get("headers") is None and corpus.is_mail:
-        analyzer = dataclasses.replace(analyzer, headers=DEFAULT_MAIL_HEADERS)
-        corpus.headers = analyzer.headers
+    headers = mail_headers(options.get("headers"), corpus.is_mail)  # tune has no --headers
+    if headers != analyzer.headers:
+        analyzer = dataclasses.replace(analyzer, headers=headers)
+        corpus.headers = headers
     return corpus, analyzer
 
 

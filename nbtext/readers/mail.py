@@ -53,6 +53,18 @@ def header_names(value: str | None) -> tuple[str, ...] | None:
     return tuple(name.strip().lower() for name in value.split(",") if name.strip())
 
 
+def mail_headers(given: Sequence[str] | None, is_mail: bool) -> tuple[str, ...]:
+    """The headers whose words become tokens: those ``--headers`` gave, else
+    DEFAULT_MAIL_HEADERS for mail and none for other text.
+
+    >>> mail_headers(None, True) == DEFAULT_MAIL_HEADERS, mail_headers(None, False), mail_headers((), True)
+    (True, (), ())
+    """
+    if given is not None:
+        return tuple(given)
+    return DEFAULT_MAIL_HEADERS if is_mail else ()
+
+
 #: Charsets that mail declares for text written in a superset (Windows code pages, GBK).
 _WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "us-ascii": "cp1252",
           "ks_c_5601-1987": "cp949", "euc-kr": "cp949", "big5": "big5hkscs"}
