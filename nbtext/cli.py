@@ -225,20 +225,20 @@ class OutputPath(click.Path):
         return path
 
 
-def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = True) -> None:
-    lines = report.lines(verbose=verbose, encoding=encoding)
+def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = True, training: bool = True) -> None:
+    lines = report.lines(verbose=verbose, encoding=encoding, training=training)
     if always or len(lines) > 1:
         click.echo("\n".join(lines), err=True)
 
 
 @contextlib.contextmanager
-def _read_report_before_errors(corpus, verbose: bool) -> Iterator[None]:
+def _read_report_before_errors(corpus, verbose: bool, *, training: bool = True) -> Iterator[None]:
     """On an error, first show what was skipped or mended in reading, if anything: "no documents
     to train on" alone hides that the files sat outside any class folder; the report names it."""
     try:
         yield
     except NbtextError:
-        _print_read_report(corpus.report, verbose, corpus.encoding, always=False)
+        _print_read_report(corpus.report, verbose, corpus.encoding, always=False, training=training)
         raise
 
 
@@ -547,10 +547,10 @@ def eval_(args, fmt, cv, seed, **options) -> None:
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
-    with _read_report_before_errors(corpus, options["verbose"]), \
+    with _read_report_before_errors(corpus, options["verbose"], training=False), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
         report = _evaluate_stream(model, corpus.read(progress=advance))
-    _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding, training=False)
     render.eval_report(report, fmt)
 
 
@@ -716,7 +716,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             for text in answers:
                 out.write(text)
                 out.flush()
-    _print_read_report(report, verbose, encoding, always=False)
+    _print_read_report(report, verbose, encoding, always=False, training=False)
 
 
 def _load_one_thread(path: str):
@@ -900,7 +900,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         verdicts = spam_filter.verdicts(scores)
         out.write("".join(f"{_identity(doc)}\t{VERDICTS[v]}\t{s:.6f}\n" for doc, v, s in zip(batch, verdicts, scores)))
         out.flush()
-    _print_read_report(report, verbose, "utf-8", always=False)
+    _print_read_report(report, verbose, "utf-8", always=False, training=False)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

@@ -70,7 +70,7 @@ def test_predict_jsonl(tickets_model):
     assert first["line"] == 1 and first["label"] == "technical" and len(first["top"]) == 3
     assert sum(t["proba"] for t in first["top"]) == pytest.approx(1.0)
     assert empty["line"] == 2  # an empty line is still a document, and still gets its answer
-    assert result.stderr == "read 2 documents\n1 empty (kept: they still count for the class priors)\n"
+    assert result.stderr == "read 2 documents\n1 empty (classified by the class priors alone)\n"
 
 
 def test_read_report_counts_in_words(tickets_model):

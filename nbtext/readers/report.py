@@ -64,12 +64,17 @@ class ReadReport:
         """Count one entry that is not a document, with the reason."""
         self.skipped.setdefault(reason, []).append(source)
 
-    def lines(self, *, verbose: bool = False, encoding: str = "utf-8") -> list[str]:
-        """Human-readable account, one line per fact; ``verbose`` also names each entry."""
+    def lines(self, *, verbose: bool = False, encoding: str = "utf-8", training: bool = True) -> list[str]:
+        """Human-readable account, one line per fact; ``verbose`` also names each entry.
+
+        ``training`` says what an empty document is kept for: a count in the class priors when
+        training, an answer from the priors alone when classifying.
+        """
         out = [f"read {self.documents:,} {_plural(self.documents, 'document')}"]
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
-            (self.empty, "empty (kept: they still count for the class priors)"),
+            (self.empty, "empty (kept: they still count for the class priors)" if training
+             else "empty (classified by the class priors alone)"),
             (self.malformed, f"{_plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
         ]
