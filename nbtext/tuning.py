@@ -26,6 +26,7 @@ from .errors import DataError
 from .metrics import evaluate
 from .model import Model
 from .readers import Document
+from .readers.report import plural
 from .training import BATCH_SIZE, train
 from .vectorizing import Vectorizer, supports
 
@@ -58,8 +59,13 @@ def stratified_folds(labels: Sequence[str], k: int, seed: int) -> np.ndarray:
     """
     if k < 2:
         raise DataError("cross-validation needs at least 2 folds")
+    classes = list(_shuffled_classes(labels, seed))
+    largest = max((len(members) for members in classes), default=0)
+    if k > largest:  # each class fills folds from the first, so the last ones would hold nothing
+        raise DataError(f"{k} folds, but the largest class has {largest:,} {plural(largest, 'document')}: some folds "
+                        f"would have nothing to test; use at most {largest:,}")
     fold = np.empty(len(labels), dtype=np.int64)
-    for members in _shuffled_classes(labels, seed):
+    for members in classes:
         fold[members] = np.arange(len(members)) % k
     return fold
 
@@ -70,7 +76,14 @@ def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
         raise DataError("--test-split must be between 0 and 1, e.g. 0.2")
     mask = np.zeros(len(labels), dtype=bool)
     for members in _shuffled_classes(labels, seed):
-        mask[members[: round(len(members) * fraction)]] = True
+        held = round(len(members) * fraction)
+        if held == len(members):
+            raise DataError(f"--test-split {fraction} holds out every document of class "
+                            f"{labels[members[0]]!r} ({held:,}), leaving none to train on")
+        mask[members[:held]] = True
+    if not mask.any():
+        raise DataError(f"--test-split {fraction} holds out no documents of the {len(labels):,}; "
+                        f"use a larger fraction")
     return mask
 
 

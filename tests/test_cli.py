@@ -246,6 +246,18 @@ def test_eval_cv_is_seeded_and_json(tmp_path):
     assert line.startswith("accuracy 0.") and line.rstrip().endswith("(4-fold stratified, seed 0)")
 
 
+def test_more_folds_than_the_largest_class_is_a_clear_error(tmp_path):
+    """Each class fills the folds from the first: with 82 folds over 81 tickets a class, the
+    last fold would test nothing (it used to end in a statistics traceback)."""
+    assert run(["eval", "--cv", "81", TICKETS / "train"]).stdout.endswith("(81-fold stratified, seed 0)\n")
+    error = "Error: 82 folds, but the largest class has 81 documents: some folds would have nothing to test; " \
+            "use at most 81"
+    for command in (["eval", "--cv", "82", TICKETS / "train"],
+                    ["tune", "--cv", "82", TICKETS / "train", "-o", tmp_path / "m", "--grid", '{"alpha": [1]}']):
+        assert run(command, expect=1).stderr.splitlines()[-1] == error
+    assert not (tmp_path / "m").exists()
+
+
 def test_eval_cv_hashes_features_when_asked():
     """--cv keeps every analyzer option: 16 buckets cannot tell the tickets apart as words can."""
     line = run(["eval", "--cv", "5", TICKETS / "train", "--hash-features", "16"]).stdout
@@ -360,6 +372,16 @@ def test_train_test_split_reports_held_out_score(tmp_path):
 
     summary = Model.load(tmp_path / "m").summary
     assert summary["documents"] == 243 - 60 and summary["held_out"]["n_documents"] == 60  # round(81 * 0.25) each
+
+
+def test_a_test_split_that_leaves_a_side_empty_is_a_clear_error(tmp_path):
+    """81 tickets a class: 0.001 of them rounds to none held out, 0.999 to all of them."""
+    last = {fraction: run(["train", TICKETS / "train", "-o", tmp_path / "m", "--test-split", fraction],
+                          expect=1).stderr.splitlines()[-1] for fraction in ("0.001", "0.999")}
+    assert last == {"0.001": "Error: --test-split 0.001 holds out no documents of the 243; use a larger fraction",
+                    "0.999": "Error: --test-split 0.999 holds out every document of class 'billing' (81), "
+                             "leaving none to train on"}
+    assert not (tmp_path / "m").exists()
 
 
 def test_predict_jobs_answers_as_one_process_does_in_order(tmp_path):

@@ -70,12 +70,12 @@ class ReadReport:
         ``training`` says what an empty document is kept for: a count in the class priors when
         training, an answer from the priors alone when classifying.
         """
-        out = [f"read {self.documents:,} {_plural(self.documents, 'document')}"]
+        out = [f"read {self.documents:,} {plural(self.documents, 'document')}"]
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
             (self.empty, "empty (kept: they still count for the class priors)" if training
              else "empty (classified by the class priors alone)"),
-            (self.malformed, f"{_plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
+            (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
         ]
         groups += [(sources, f"skipped: {why}") for why, sources in sorted(self.skipped.items())]
@@ -85,11 +85,11 @@ class ReadReport:
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
         if self.attachments:
-            out.append(f"{self.attachments:,} {_plural(self.attachments, 'mail attachment')} skipped (not text)")
+            out.append(f"{self.attachments:,} {plural(self.attachments, 'mail attachment')} skipped (not text)")
         return out
 
 
-def _plural(n: int, noun: str) -> str:
+def plural(n: int, noun: str) -> str:
     """``noun`` as it follows the number ``n``: ``document`` for 1, else ``documents``."""
     return noun if n == 1 else noun + "s"
 
