@@ -453,6 +453,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.train_summary(model, output)
+    added = [label for label in model.classes if base is not None and label not in base.classes]
+    if added:  # a misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed
+        click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
+                   f"(the model had {', '.join(base.classes)})", err=True)
     if test_split is not None:
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on "
                    f"{held['n_documents']:,} documents ({test_split:.0%}, seed {seed}); "

@@ -154,6 +154,8 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     """
     started = time.perf_counter()
     change = count_all(documents, model.analyzer, tf=model.counts.tf, doc_norm=model.counts.doc_norm, jobs=jobs)
+    if not change.classes:  # a wrong folder in a nightly job must not pass as an update
+        raise DataError(f"no documents to {'remove' if remove else 'add'}; the model is unchanged")
     counts = model.counts.subtract(change) if remove else model.counts.merge(change)
     return _rebuild(model, counts, settings, started)
 

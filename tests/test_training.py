@@ -8,7 +8,7 @@ import pytest
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 
-from .conftest import assert_same_counts, corpus_path, run
+from .conftest import TICKETS, assert_same_counts, corpus_path, run
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +43,31 @@ def test_update_equals_training_on_everything(sms_halves, tmp_path):
     grown = Model.load(tmp_path / "grown")
     assert len(grown.terms) > len(small.terms)
     assert_same_model(grown, Model.load(tmp_path / "all"))
+
+
+def test_an_update_that_reads_nothing_fails_and_keeps_the_model(tmp_path):
+    """One class's folder given by mistake (its files sit in no class folder): exit 1, so a
+    nightly job notices, and the model file is not rewritten."""
+    run(["train", TICKETS / "train", "-o", tmp_path / "m"])
+    before = (tmp_path / "m").read_bytes()
+    result = run(["train", "--update", tmp_path / "m", TICKETS / "train" / "billing"], expect=1)
+    assert result.stderr.splitlines() == ["read 0 documents", "81 skipped: not inside a class folder",
+                                          "Error: no documents to add; the model is unchanged"]
+    assert (tmp_path / "m").read_bytes() == before
+
+
+def test_an_update_names_the_classes_it_adds(tmp_path):
+    """A new class is allowed (training on everything would have it), and said, so that a
+    misnamed folder does not pass unnoticed."""
+    run(["train", TICKETS / "train", "-o", tmp_path / "m"])
+    (tmp_path / "new" / "refunds").mkdir(parents=True)
+    (tmp_path / "new" / "refunds" / "1.txt").write_text("please refund my order\n")
+    result = run(["train", "--update", tmp_path / "m", tmp_path / "new"])
+    assert result.stderr.splitlines()[-1] == \
+        "new class from this update: refunds (the model had billing, shipping, technical)"
+    assert Model.load(tmp_path / "m").classes == ["billing", "refunds", "shipping", "technical"]
+    again = run(["train", "--update", tmp_path / "m", TICKETS / "test"])
+    assert "new class" not in again.stderr
 
 
 def test_merge_prunes_after_adding(sms_halves, tmp_path):
