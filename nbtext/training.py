@@ -171,10 +171,10 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     counts = first.counts
     for other in rest:
         if other.analyzer != first.analyzer:
-            raise DataError(
-                f"cannot merge models whose analyzers differ: {first.analyzer.to_dict()} vs "
-                f"{other.analyzer.to_dict()}"
-            )
+            mine, theirs = first.analyzer.to_dict(), other.analyzer.to_dict()
+            differ = "; ".join(f"{key} {mine.get(key)} vs {theirs.get(key)}"
+                               for key in sorted(mine.keys() | theirs.keys()) if mine.get(key) != theirs.get(key))
+            raise DataError(f"cannot merge models whose analyzers differ: {differ}")
         counts = counts.merge(other.counts)
     return _rebuild(first, counts, settings, started)
 
