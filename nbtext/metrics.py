@@ -19,6 +19,9 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     ``log_proba`` has one column per entry of ``classes`` (the model's). True labels the model
     never saw can never be predicted: they count as errors, and are left out of the log loss
     (which needs the model's probability of the true class), as ``n_unknown_label`` says.
+    The per-class figures, their averages and the confusion matrix cover the labels that are
+    true or predicted, as scikit-learn's do: a class of the model with no document in the
+    data and none predicted does not pull the macro average down.
 
     Examples
     --------
@@ -34,7 +37,7 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     y_true = list(y_true)
     n = len(y_true)
     predicted = [classes[i] for i in np.argmax(log_proba, axis=1)] if n else []
-    labels = sorted(set(classes) | set(y_true))
+    labels = sorted(set(y_true) | set(predicted))  # as scikit-learn: no row for a class neither seen nor predicted
     index = {label: i for i, label in enumerate(labels)}
     confusion = np.zeros((len(labels), len(labels)), dtype=np.int64)
     np.add.at(confusion, ([index[t] for t in y_true], [index[p] for p in predicted]), 1)

@@ -1,0 +1,61 @@
+"""The figures `nbtext eval` reports, against scikit-learn's on real predictions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nbtext.analysis import Analyzer
+from nbtext.metrics import evaluate
+from nbtext.readers import LabelledCorpus
+from nbtext.training import train
+
+from .conftest import corpus_path
+
+
+@pytest.fixture(scope="module")
+def news_predictions():
+    """The default model's log-probabilities on the 7,532 20news test posts, and their labels."""
+    news = corpus_path("20news-bydate")
+    model = train(LabelledCorpus([str(news / "train")]), analyzer=Analyzer())
+    test = list(LabelledCorpus([str(news / "test")]))
+    return [doc.label for doc in test], model.predict_log_proba([doc.text for doc in test]), model.classes
+
+
+def _oracle(y_true, log_proba, classes):
+    from sklearn import metrics
+
+    predicted = [classes[i] for i in log_proba.argmax(axis=1)]
+    labels = sorted(set(y_true) | set(predicted))  # scikit-learn's unique_labels
+    precision, recall, f1, support = metrics.precision_recall_fscore_support(
+        y_true, predicted, labels=labels, zero_division=0)
+    return {
+        "accuracy": metrics.accuracy_score(y_true, predicted),
+        "macro_f1": metrics.f1_score(y_true, predicted, average="macro", zero_division=0),
+        "weighted_f1": metrics.f1_score(y_true, predicted, average="weighted", zero_division=0),
+        "log_loss": metrics.log_loss(y_true, np.exp(log_proba), labels=classes),
+        "labels": labels,
+        "per_class": {label: {"precision": p, "recall": r, "f1": f, "support": s}
+                      for label, p, r, f, s in zip(labels, precision, recall, f1, support)},
+        "confusion_matrix": metrics.confusion_matrix(y_true, predicted, labels=labels).tolist(),
+    }
+
+
+@pytest.mark.parametrize("groups", [None, ("rec.autos", "sci.space")], ids=["all 20 groups", "two groups"])
+def test_evaluate_equals_scikit_learn(news_predictions, groups):
+    """On the whole test set, and on two groups' posts alone (the errors then fall on groups
+    with no posts of their own; a group neither present nor predicted is left out, as
+    scikit-learn leaves it out of the macro average)."""
+    y_true, log_proba, classes = news_predictions
+    if groups is not None:
+        keep = [i for i, label in enumerate(y_true) if label in groups]
+        y_true, log_proba = [y_true[i] for i in keep], log_proba[keep]
+    ours, oracle = evaluate(y_true, log_proba, classes), _oracle(y_true, log_proba, classes)
+    assert ours["labels"] == oracle["labels"]
+    assert ours["confusion_matrix"] == oracle["confusion_matrix"]
+    for name in ("accuracy", "macro_f1", "weighted_f1", "log_loss"):
+        assert ours[name] == pytest.approx(oracle[name], rel=1e-12), name
+    for label, figures in oracle["per_class"].items():
+        assert ours["per_class"][label] == pytest.approx(figures, rel=1e-12), label
+    if groups is not None:  # the case that tells the two label sets apart
+        assert 2 < len(ours["labels"]) < 20
