@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
@@ -143,14 +144,14 @@ def _header_list(ctx: click.Context, param: click.Parameter, value: str | None) 
 def analyzer_options(command: Callable) -> Callable:
     """Tokenizer and vocabulary options, for commands that build a vocabulary."""
     decorators = [
-        click.option("--analyzer", type=click.Choice(["word", "char_wb"]), default="word", show_default=True,
+        click.option("--analyzer", type=click.Choice(ANALYZERS), default="word", show_default=True,
                      help="Word tokens, or character n-grams inside word boundaries."),
         click.option("--ngram-range", default="1,2", show_default=True, callback=_ngram_range,
                      metavar="MIN,MAX", help="Lengths of the n-grams (in words, or characters for char_wb)."),
         click.option("--char-ngrams", metavar="MIN,MAX", callback=_optional_ngram_range,
                      help="Add the char_wb n-grams of these lengths to the word features (written [ ab] "
                           "in inspect-top-words)."),
-        click.option("--tokens", type=click.Choice(["words", "joined"]), default="words", show_default=True,
+        click.option("--tokens", type=click.Choice(TOKENS), default="words", show_default=True,
                      help="Word analyzer: runs of letters and digits, or those runs kept whole where . @ ' or - "
                           "joins them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't): better for news posts "
                           "(README), worse for SMS and short reviews."),
@@ -453,7 +454,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.train_summary(model, output)
-    added = [label for label in model.classes if base is not None and label not in base.classes]
+    added = [label for label in model.classes if label not in base.classes] if base is not None else []
     if added:  # a misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed
         click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
                    f"(the model had {', '.join(base.classes)})", err=True)
