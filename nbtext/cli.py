@@ -675,8 +675,9 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
     of stdin is one document. Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
-    --proba adds each label's probability, --top-k the next best labels. Answers stream:
-    each is printed as soon as its input has been read.
+    --proba adds each label's probability, --top-k the next best labels (a tab, newline or
+    backslash in a name is written \\t, \\n or \\\\). Answers stream: each is printed as soon
+    as its input has been read.
 
     \b
     Example:
@@ -765,9 +766,11 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
     """predict's output lines for one batch of documents."""
     import numpy as np
 
+    from .render import tsv_field
+
     if not batch:
         return ""
-    classes = model.classes
+    classes = model.classes if fmt == "jsonl" else [tsv_field(label) for label in model.classes]
     log_proba = model.predict_log_proba([doc.text for doc in batch])
     best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
     lines = []
@@ -784,7 +787,7 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
                 record["top"] = [{"label": c, "proba": p} if proba else {"label": c} for c, p in top]
             lines.append(json.dumps(record, ensure_ascii=False))
         else:
-            fields = [] if from_stdin else [_identity(doc)]
+            fields = [] if from_stdin else [tsv_field(_identity(doc))]
             for label, p in top:
                 fields += [label, f"{p:.6f}"] if proba else [label]
             lines.append("\t".join(fields))
@@ -859,6 +862,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     from .readers import Document, ReadReport, iter_unlabelled
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode
+    from .render import tsv_field
     from .spam import EXIT_SPAM, VERDICTS, SpamFilter, insert_header, status_header
 
     single = source == "-" or (os.path.isfile(source) and not is_mbox(source))
@@ -892,7 +896,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             sys.stdout.buffer.write(insert_header(raw, status_header(verdict, score)))
             sys.stdout.buffer.flush()
         elif not quiet:
-            fields = [] if source == "-" else [source]
+            fields = [] if source == "-" else [tsv_field(source)]
             click.echo("\t".join([*fields, VERDICTS[verdict], f"{score:.6f}"]))
         ctx = click.get_current_context()
         ctx.exit(EXIT_SPAM if passthrough and exit_zero else verdict)
@@ -903,7 +907,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     for batch, _ in batches:
         scores = spam_filter.scores(model, [doc.text for doc in batch])
         verdicts = spam_filter.verdicts(scores)
-        out.write("".join(f"{_identity(doc)}\t{VERDICTS[v]}\t{s:.6f}\n" for doc, v, s in zip(batch, verdicts, scores)))
+        out.write("".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
+                          for doc, v, s in zip(batch, verdicts, scores)))
         out.flush()
     _print_read_report(report, verbose, "utf-8", always=False, training=False)
 

@@ -13,6 +13,21 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+#: The escapes of PostgreSQL's text format (and "linear TSV"): a field keeps to one line and one
+#: column, and the backslash is escaped too so that every field reads back unambiguously.
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_field(value: str) -> str:
+    r"""``value`` as one TSV field: a backslash, tab, newline or carriage return in it is written
+    ``\\``, ``\t``, ``\n`` or ``\r``, so a file named with a tab cannot shift the label into
+    another column, nor one named with a newline split its line in two.
+
+    >>> tsv_field("inbox/a\tb.txt"), tsv_field("plain/name.txt")
+    ('inbox/a\\tb.txt', 'plain/name.txt')
+    """
+    return value.translate(_TSV_ESCAPES)
+
 
 def console(file: IO[str] | None = None, *, width: int | None = None):
     """A rich Console on ``file`` (stdout by default); colour only on a terminal. Markup is off:
@@ -117,7 +132,7 @@ def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] |
     elif fmt == "tsv":
         for label, words in top.items():
             for rank, (word, score) in enumerate(words, 1):
-                print(f"{label}\t{rank}\t{word}\t{score:.6f}", file=file)
+                print(f"{tsv_field(label)}\t{rank}\t{tsv_field(word)}\t{score:.6f}", file=file)
     else:
         from rich.table import Table
 

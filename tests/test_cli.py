@@ -73,6 +73,27 @@ def test_predict_jsonl(tickets_model):
     assert result.stderr == "read 2 documents\n1 empty (classified by the class priors alone)\n"
 
 
+def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):
+    """Names are escaped as PostgreSQL's text format does, so `cut -f2` and `wc -l` stay right."""
+    import shutil
+
+    shutil.copytree(TICKETS / "train" / "billing", tmp_path / "train" / "billing\tEU")
+    shutil.copytree(TICKETS / "train" / "shipping", tmp_path / "train" / "shipping")
+    run(["train", tmp_path / "train", "-o", tmp_path / "m"])
+    inbox = tmp_path / "in\\box"
+    inbox.mkdir()
+    for name in ["a\tb.txt", "c\nd.txt", "e\rf.txt"]:
+        (inbox / name).write_text("I was charged twice for my invoice\n")
+    lines = run(["predict", tmp_path / "m", inbox, "--top-k", "2"]).stdout.splitlines()
+    folder = str(inbox).replace("\\", "\\\\")
+    assert lines == [f"{folder}/{name}\tbilling\\tEU\tshipping" for name in ["a\\tb.txt", "c\\nd.txt", "e\\rf.txt"]]
+    jsonl = run(["predict", tmp_path / "m", inbox / "a\tb.txt", "--format", "jsonl"]).stdout
+    assert json.loads(jsonl) == {"path": str(inbox / "a\tb.txt"), "label": "billing\tEU"}  # JSON keeps them as they are
+    tsv = run(["inspect-top-words", tmp_path / "m", "-k", "2", "--format", "tsv"]).stdout
+    assert [line.split("\t")[:2] for line in tsv.splitlines()] == [["billing\\tEU", "1"], ["billing\\tEU", "2"],
+                                                                  ["shipping", "1"], ["shipping", "2"]]
+
+
 def test_read_report_counts_in_words(tickets_model):
     result = run(["predict", tickets_model], input=b"caf\xe9 ordered twice\n")
     assert result.stdout == "billing\n"

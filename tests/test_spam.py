@@ -186,9 +186,10 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
     folder = tmp_path / "folder"
     folder.mkdir()
     for i, path in enumerate(messages):
-        shutil.copy(path, folder / f"{i:02d}")
+        shutil.copy(path, folder / (f"{i:02d}" if i else "00\tsaved"))
     by_file = run(["filter", filter_model, folder]).stdout.splitlines()
     assert [line.split("\t")[1] for line in by_file] == verdicts
+    assert by_file[0].startswith(f"{folder / '00'}\\tsaved\t")  # escaped: the verdict stays the second field
 
 
 # --- learn ---------------------------------------------------------------------------------
