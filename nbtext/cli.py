@@ -746,18 +746,24 @@ _BLOCK_DOCUMENTS = 1000
 
 def _blocks(batches: Iterable[tuple[list, bool]], size: int) -> Iterator[tuple[list, bool]]:
     """The same documents as ``batches`` of (documents, from_stdin), in blocks of at least
-    ``size`` documents (or what is left), never mixing stdin lines with files."""
+    ``size`` documents (or what is left), never mixing stdin lines with files. An input error
+    comes after the block read before it."""
     block: list = []
     block_from_stdin = False
-    for batch, from_stdin in batches:
-        if block and from_stdin != block_from_stdin:
+    try:
+        for batch, from_stdin in batches:
+            if block and from_stdin != block_from_stdin:
+                yield block, block_from_stdin
+                block = []
+            block += batch
+            block_from_stdin = from_stdin
+            if len(block) >= size:
+                yield block, block_from_stdin
+                block = []
+    except NbtextError:
+        if block:
             yield block, block_from_stdin
-            block = []
-        block += batch
-        block_from_stdin = from_stdin
-        if len(block) >= size:
-            yield block, block_from_stdin
-            block = []
+        raise
     if block:
         yield block, block_from_stdin
 

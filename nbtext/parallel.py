@@ -85,9 +85,11 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
     """``function(state, *item)`` for every item, in item order, by ``jobs`` worker processes
     that each make their ``state = setup()`` once (load a model, say). Each result is yielded as
     soon as it and every one before it are done, so output streams; a bounded number of items
-    is in flight, so memory stays flat on an endless input."""
+    is in flight, so memory stays flat on an endless input. An NbtextError from ``items`` (bad
+    input) is raised once the results of the items before it have been yielded."""
     pool = _Pool(functools.partial(_map_items, function=function, setup=setup), jobs, "work")
     in_flight, done, sent, returned = (QUEUED_PER_WORKER + 1) * jobs, {}, 0, 0
+    input_error: NbtextError | None = None
 
     def finished(block: bool) -> Iterator[Any]:
         """The results ready in order: waiting for the next one if ``block``, else only those in."""
@@ -108,10 +110,13 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
             block = block and sent - returned >= in_flight
 
     try:
-        for item in items:
-            pool.put((sent, item))
-            sent += 1
-            yield from finished(block=sent - returned >= in_flight)
+        try:
+            for item in items:
+                pool.put((sent, item))
+                sent += 1
+                yield from finished(block=sent - returned >= in_flight)
+        except NbtextError as error:
+            input_error = error
         for _ in pool.workers:
             pool.put(None)
         while returned < sent:
@@ -119,6 +124,8 @@ def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], ite
         pool.join()
     finally:
         pool.stop()
+    if input_error is not None:
+        raise input_error
 
 
 class _Pool:

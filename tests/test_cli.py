@@ -430,6 +430,19 @@ def test_predict_jobs_answers_as_one_process_does_in_order(tmp_path):
     assert sum(a["label"] == "sci.space" for a in answers) > 350
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_bad_record_comes_after_the_answers_read_before_it(tmp_path, tickets_model, jobs):
+    """Record 301 of a JSONL file has no text field: the 300 before it (more than a reading
+    batch) are answered, then the error names the record."""
+    texts = [path.read_text(errors="replace") for path in sorted(TICKETS.glob("*/*/*.txt"))][:300]
+    records = [json.dumps({"id": f"t{i}", "text": text}) for i, text in enumerate(texts)] + ['{"id": "late"}']
+    (tmp_path / "new.jsonl").write_text("\n".join(records) + "\n")
+    result = run(["predict", tickets_model, tmp_path / "new.jsonl", "--text-field", "text", "--id-field", "id",
+                  "--jobs", jobs], expect=1)
+    assert [line.split("\t")[0] for line in result.stdout.splitlines()] == [f"t{i}" for i in range(300)]
+    assert result.stderr == f"Error: {tmp_path / 'new.jsonl'}:301: no 'text' field\n"
+
+
 def test_a_failing_scoring_process_is_an_error(tickets_model):
     """A worker that cannot load the model stops the run with a message instead of hanging."""
     import functools

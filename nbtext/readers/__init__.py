@@ -261,8 +261,7 @@ def iter_unlabelled(
                 rows = read_table(path, DELIMITERS[_suffix(path)], rows_of, report, encoding=encoding)
             else:
                 rows = read_jsonl_fields(path, rows_of, report, encoding=encoding)
-            while batch := list(itertools.islice(rows, _FILES_PER_BATCH)):
-                yield batch, False
+            yield from _in_batches(rows)
         elif fmt in MAIL_FORMATS:
             yield from _unlabelled_mail(path, fmt, report, headers, stdin)
         elif path == "-":
@@ -276,12 +275,29 @@ def iter_unlabelled(
         elif os.path.isdir(path):
             entries = list_folder(path, report, labelled=False)
             files = read_files(entries, report, encoding=encoding)
-            while batch := list(itertools.islice(files, _FILES_PER_BATCH)):
-                yield batch, False
+            yield from _in_batches(files)
         elif os.path.exists(path):
             yield list(read_files([(path, None, 0)], report, encoding=encoding)), False
         else:
             raise DataError(f"{path}: no such file or folder")
+
+
+def _in_batches(documents: Iterator[Document]) -> Iterator[tuple[list[Document], bool]]:
+    """``documents`` in batches for predict. A DataError (a record without its text field, a line
+    that is not JSON) comes after the batch read before it, so those documents get their answers."""
+    batch: list[Document] = []
+    try:
+        for doc in documents:
+            batch.append(doc)
+            if len(batch) == _FILES_PER_BATCH:
+                yield batch, False
+                batch = []
+    except DataError:
+        if batch:
+            yield batch, False
+        raise
+    if batch:
+        yield batch, False
 
 
 def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[str],
@@ -307,8 +323,7 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[
         messages = read_message_files([(path, None, 0)], report, headers)
     else:
         raise DataError(f"{path}: no such file or folder")
-    while batch := list(itertools.islice(messages, _FILES_PER_BATCH)):
-        yield batch, False
+    yield from _in_batches(messages)
 
 
 def _folder_format(root: str) -> str:
