@@ -107,19 +107,15 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
         avg = report[name]
         table.add_row(name.replace("_", " "), *(f"{avg[k]:.4f}" for k in ("precision", "recall", "f1")),
                       f"{report['n_documents']:,}", style="bold")
-    out.print(table)
-    matrix = Table("true \\ predicted", *(_short(label) for label in report["labels"]), box=None,
-                   title="confusion matrix", title_justify="left")
-    for label, row in zip(report["labels"], report["confusion_matrix"]):
-        matrix.add_row(label, *(str(n) if n else "." for n in row))
-    out.print(matrix)
+    _print_whole(out, table)
+    _print_whole(out, _confusion_matrix(out, report["labels"], report["confusion_matrix"]))
     if report["reliability"]:
         bins = Table("probability", "documents", "mean probability", "accuracy", box=None, title_justify="left",
                      title=f"top-class calibration, ECE {report['ece']:.4f}")
         for row in report["reliability"]:
             bins.add_row(f"{row['low']:.1f}-{row['high']:.1f}", f"{row['documents']:,}", f"{row['confidence']:.4f}",
                          f"{row['accuracy']:.4f}")
-        out.print(bins)
+        _print_whole(out, bins)
 
 
 def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] | None = None,
@@ -141,7 +137,7 @@ def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] |
             for rank, (word, score) in enumerate(words, 1):
                 table.add_row(label if rank == 1 else "", str(rank), word, f"{score:.3f}",
                               end_section=rank == len(words))
-        console(file, width=width).print(table)
+        _print_whole(console(file, width=width), table)
 
 
 def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[str] | None = None) -> None:
@@ -180,11 +176,42 @@ def leaderboard(trials: list, metric: str, *, total: int, file: IO[str] | None =
     for rank, trial in enumerate(trials, 1):
         table.add_row(str(rank), f"{trial.mean:.4f}", f"{trial.std:.4f}", f"{trial.seconds:.1f}",
                       describe(trial.settings))
-    console(file, width=width or 200).print(table)
+    _print_whole(console(file, width=width), table)
 
 
-def _short(label: str, limit: int = 12) -> str:
-    return label if len(label) <= limit else label[: limit - 1] + "…"
+def _confusion_matrix(out, labels: list[str], counts: list[list[int]]):
+    """The confusion matrix, rows the true class: columns named by their classes when that fits
+    the console, else numbered as the rows are (as Weka does), so that no name is cut short."""
+    from rich.table import Table
+
+    cells = [[str(n) if n else "." for n in row] for row in counts]
+    named = Table("true \\ predicted", *labels, box=None, title="confusion matrix", title_justify="left")
+    for label, row in zip(labels, cells):
+        named.add_row(label, *row)
+    if _natural_width(out, named) <= out.width:
+        return named
+    numbered = Table("true \\ predicted", *map(str, range(1, len(labels) + 1)), box=None, title_justify="left",
+                     title="confusion matrix (columns: the predicted class, numbered as the rows)")
+    digits = len(str(len(labels)))
+    for number, (label, row) in enumerate(zip(labels, cells), 1):
+        numbered.add_row(f"{number:>{digits}} {label}", *row)
+    return numbered
+
+
+def _natural_width(out, table) -> int:
+    return out.measure(table, options=out.options.update(max_width=1 << 20)).maximum
+
+
+def _print_whole(out, table) -> None:
+    """Print ``table`` whole: where the console is narrower than it (80 columns, when writing to
+    a file), widen the console rather than cut names and counts to an ellipsis. On a terminal a
+    longer line wraps, but keeps every character."""
+    width = out.width
+    out.width = max(width, _natural_width(out, table))
+    try:
+        out.print(table)
+    finally:
+        out.width = width
 
 
 def _finite(value: Any) -> Any:

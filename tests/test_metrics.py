@@ -59,3 +59,23 @@ def test_evaluate_equals_scikit_learn(news_predictions, groups):
         assert ours["per_class"][label] == pytest.approx(figures, rel=1e-12), label
     if groups is not None:  # the case that tells the two label sets apart
         assert 2 < len(ours["labels"]) < 20
+
+
+def test_the_table_report_prints_every_name_and_count_whole(news_predictions):
+    """Written to a file (80 columns), the 20 groups' matrix is too wide to head its columns
+    with names: they are numbered as the rows are, and no name or count is cut to an ellipsis.
+    The tickets' three classes keep their names (tests/golden/eval-tickets.txt)."""
+    import io
+
+    from nbtext.render import eval_report
+
+    report = evaluate(*news_predictions)
+    out = io.StringIO()
+    eval_report(report, "table", out, width=80)
+    lines = out.getvalue().splitlines()
+    assert "…" not in out.getvalue()
+    title = next(i for i, line in enumerate(lines) if line.startswith("confusion matrix"))
+    assert lines[title + 1].split() == ["true", "\\", "predicted", *map(str, range(1, 21))]
+    rows = [line.split() for line in lines[title + 2:title + 22]]
+    assert [row[:2] for row in rows] == [[str(i), label] for i, label in enumerate(report["labels"], 1)]
+    assert [[0 if n == "." else int(n) for n in row[2:]] for row in rows] == report["confusion_matrix"]
