@@ -61,9 +61,10 @@ def test_invalid_bytes_are_replaced_and_reported():
                    b'{"label": "ham", "text": "\xe9t\xe9 "}\n', "jsonl"),
     ("data.txt", b"__label__spam Win cash\n__label__ham See you at noon\n\n__label__ham \xe9t\xe9 \n", "fasttext"),
 ])
-def test_line_formats(tmp_path, name, content, fmt):
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"], ids=["", "with a byte order mark"])
+def test_line_formats(tmp_path, name, content, fmt, bom):
     path = tmp_path / name
-    path.write_bytes(content)
+    path.write_bytes(bom + content)
     for given in (None, fmt):  # detected from the name or first line, or given
         corpus = LabelledCorpus([str(path)], input_format=given)
         docs = list(corpus)

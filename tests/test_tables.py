@@ -43,6 +43,22 @@ def test_csv_columns_train_eval_predict(sms_csv, sms_rows, tmp_path):
     assert docs[3].text == sms_rows[3][1].replace(" ", "\n", 1)  # the embedded newline survived
 
 
+def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tmp_path):
+    """Excel's "CSV UTF-8" starts the file with a byte order mark, which stuck to the first
+    column's name: `--id-column id` failed with "no column 'id'; the header has: id, ..."."""
+    path = tmp_path / "excel.csv"
+    with open(path, "w", newline="", encoding="utf-8-sig") as handle:  # CRLF rows, as Excel writes them
+        writer = csv.writer(handle)
+        writer.writerow(["id", "label", "text"])
+        writer.writerows([f"m{n}", label, text] for n, (label, text) in enumerate(sms_rows))
+    assert path.read_bytes().startswith(b"\xef\xbb\xbfid,label,text\r\n")
+    docs = list(LabelledCorpus([str(path)], columns=Columns(id="id")))
+    assert [(d.source, d.label, d.text) for d in docs] == [(f"m{n}", *row) for n, row in enumerate(sms_rows)]
+    run(["train", path, "-o", tmp_path / "m"])
+    lines = run(["predict", tmp_path / "m", path, "--text-column", "text", "--id-column", "id"]).stdout.splitlines()
+    assert [line.split("\t")[0] for line in lines] == [f"m{n}" for n in range(len(sms_rows))]
+
+
 def test_missing_labels_stop_or_are_counted(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text('text,label\n"fine, quoted",ham\n"no label here",\n"win ""cash"" now",spam\n')
@@ -74,7 +90,8 @@ def test_jsonl_dotted_fields(tmp_path):
 def test_manifest_points_to_files(tmp_path):
     manifest = tmp_path / "list.txt"
     train = TICKETS / "train"
-    manifest.write_text(f"{train / 'billing' / '000.txt'}\tbilling\n{train / 'shipping' / '000.txt'}\tshipping\n\n")
+    manifest.write_text(f"{train / 'billing' / '000.txt'}\tbilling\n{train / 'shipping' / '000.txt'}\tshipping\n\n",
+                        encoding="utf-8-sig")  # as Notepad saves it: the mark must not join the first path
     corpus = LabelledCorpus([str(manifest)], input_format="manifest")
     assert [(d.label, d.source) for d in corpus] == [("billing", str(train / "billing" / "000.txt")),
                                                      ("shipping", str(train / "shipping" / "000.txt"))]

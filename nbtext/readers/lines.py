@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
@@ -15,7 +16,7 @@ _FASTTEXT_PREFIX = "__label__"
 
 def sniff(first_line: bytes) -> str | None:
     """The labelled line format that ``first_line`` looks like, or None."""
-    stripped = first_line.lstrip()
+    stripped = first_line.removeprefix(codecs.BOM_UTF8).lstrip()
     if stripped.startswith(_FASTTEXT_PREFIX.encode()):
         return "fasttext"
     if stripped.startswith(b"{"):

@@ -94,10 +94,21 @@ def plural(n: int, noun: str) -> str:
     return noun if n == 1 else noun + "s"
 
 
+def without_bom(raw: bytes, encoding: str) -> bytes:
+    """``raw`` without the UTF-8 byte order mark that Excel's "CSV UTF-8" and Notepad put
+    at the start of a file."""
+    return raw.removeprefix(codecs.BOM_UTF8) if encoding in ("utf-8", "utf8") else raw
+
+
+def text_encoding(encoding: str) -> str:
+    """The codec for a file opened as text in ``encoding``: utf-8-sig for UTF-8, which drops a
+    byte order mark at the start and is UTF-8 otherwise."""
+    return "utf-8-sig" if encoding in ("utf-8", "utf8") else encoding
+
+
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:
     """Decode ``raw``; invalid bytes become U+FFFD and the flag says it happened."""
-    if encoding in ("utf-8", "utf8") and raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
+    raw = without_bom(raw, encoding)
     try:
         return raw.decode(encoding), False
     except UnicodeDecodeError:

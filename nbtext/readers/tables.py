@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
-from .report import Document, ReadReport, decode
+from .report import Document, ReadReport, decode, text_encoding, without_bom
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -37,7 +37,7 @@ class Columns:
 def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str,
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row."""
-    with open(path, encoding=encoding, errors="surrogateescape", newline="") as handle:
+    with open(path, encoding=text_encoding(encoding), errors="surrogateescape", newline="") as handle:
         rows = csv.reader(handle, delimiter=delimiter)
         header = next(rows, None)
         if header is None:
@@ -87,7 +87,7 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):
             where = f"{path}:{number}"
-            line = raw.rstrip(b"\r\n").decode(encoding, "surrogateescape")
+            line = without_bom(raw, encoding).rstrip(b"\r\n").decode(encoding, "surrogateescape")
             if not line.strip():
                 report.skip("blank line", where)
                 continue
