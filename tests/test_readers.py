@@ -100,6 +100,51 @@ def test_bad_json_and_unknown_formats(tmp_path):
         LabelledCorpus([str(tmp_path)], encoding="klingon")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_a_document_saved_as_unicode_by_notepad_is_read_as_such(tmp_path, encoding):
+    """A file that starts with a UTF-16 or UTF-32 byte order mark was read as UTF-8, with NULs
+    between the letters and its mark replaced; every tenth ticket is saved so here."""
+    import shutil
+
+    shutil.copytree(TICKETS / "test", tmp_path / "test")
+    saved = sorted((tmp_path / "test").glob("*/*.txt"))[::10]
+    originals = {}
+    for path in saved:
+        text = path.read_bytes().decode("utf-8", "replace")
+        originals[str(path)] = text
+        path.write_bytes("\ufeff".encode(encoding) + text.encode(encoding))
+    corpus = LabelledCorpus([str(tmp_path / "test")])
+    docs = {d.source: d.text for d in corpus}
+    assert len(docs) == 120 and {source: docs[source] for source in originals} == originals
+    assert not set(originals) & set(corpus.report.replaced)
+
+
+@pytest.mark.parametrize("name, encoding, lines", [
+    ("data.tsv", "utf-16-le", "spam\tWin cash\nham\tSee you at noon\n"),
+    ("data.jsonl", "utf-16-be", '{"label": "spam", "text": "Win cash"}\n'),
+    ("list.txt", "utf-32-le", "a.txt\tspam\n"),
+])
+def test_a_line_format_in_utf_16_or_32_is_refused_with_the_conversion(tmp_path, name, encoding, lines):
+    """Lines are split as bytes, at a newline byte that UTF-16 and UTF-32 put inside characters."""
+    path = tmp_path / name
+    path.write_bytes(("\ufeff" + lines).encode(encoding))
+    wide = encoding[:6].upper()
+    message = (f"{path}: {wide} text, which line formats cannot split into lines; "
+               f"convert it first: iconv -f {wide} -t UTF-8")
+    fmt = "manifest" if name == "list.txt" else None
+    with pytest.raises(DataError) as error:
+        list(LabelledCorpus([str(path)], input_format=fmt))
+    assert str(error.value) == message
+
+
+def test_utf_16_on_stdin_is_refused_with_the_conversion():
+    import io
+
+    lines = iter_unlabelled(["-"], ReadReport(), stdin=io.BytesIO("win cash\nlunch?\n".encode("utf-16")))
+    with pytest.raises(DataError, match="^<stdin>: UTF-16 text, .* iconv -f UTF-16 -t UTF-8$"):
+        next(lines)
+
+
 def test_stdin_is_sniffed():
     import io
 

@@ -43,15 +43,17 @@ def test_csv_columns_train_eval_predict(sms_csv, sms_rows, tmp_path):
     assert docs[3].text == sms_rows[3][1].replace(" ", "\n", 1)  # the embedded newline survived
 
 
-def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tmp_path):
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tmp_path, encoding):
     """Excel's "CSV UTF-8" starts the file with a byte order mark, which stuck to the first
-    column's name: `--id-column id` failed with "no column 'id'; the header has: id, ..."."""
+    column's name: `--id-column id` failed with "no column 'id'; the header has: id, ...".
+    Its "Unicode" tables are UTF-16, marked too, and read as such."""
     path = tmp_path / "excel.csv"
-    with open(path, "w", newline="", encoding="utf-8-sig") as handle:  # CRLF rows, as Excel writes them
+    with open(path, "w", newline="", encoding=encoding) as handle:  # CRLF rows, as Excel writes them
         writer = csv.writer(handle)
         writer.writerow(["id", "label", "text"])
         writer.writerows([f"m{n}", label, text] for n, (label, text) in enumerate(sms_rows))
-    assert path.read_bytes().startswith(b"\xef\xbb\xbfid,label,text\r\n")
+    assert path.read_bytes().startswith("id,label,text\r\n".encode(encoding))  # the mark, then the header
     docs = list(LabelledCorpus([str(path)], columns=Columns(id="id")))
     assert [(d.source, d.label, d.text) for d in docs] == [(f"m{n}", *row) for n, row in enumerate(sms_rows)]
     run(["train", path, "-o", tmp_path / "m"])

@@ -18,7 +18,7 @@ from ..errors import DataError
 from .folders import Entry, list_folder, read_files
 from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message, read_message_files
-from .report import Document, ReadReport, check_encoding, decode
+from .report import Document, ReadReport, check_encoding, check_splits_into_lines, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
@@ -214,15 +214,16 @@ class LabelledCorpus:
 
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
         lines = iter(stream)
+        first = next(lines, b"")
+        check_splits_into_lines(first, self.encoding, source)
+        lines = itertools.chain([first], lines)
         if fmt is None:
-            first = next(lines, b"")
             fmt = sniff(first)
             if fmt is None:
                 raise DataError(
                     f"{source}: cannot tell the format from the name or the first line; "
                     "set --input-format (folder, tsv, jsonl or fasttext)"
                 )
-            lines = itertools.chain([first], lines)
         yield from read_labelled_lines(
             lines, source, fmt, self.report, encoding=self.encoding, progress=progress
         )
@@ -266,6 +267,8 @@ def iter_unlabelled(
             yield from _unlabelled_mail(path, fmt, report, headers, stdin)
         elif path == "-":
             for raw_lines in iter_line_batches(stdin or sys.stdin.buffer):
+                if line_number == 0:
+                    check_splits_into_lines(raw_lines[0], encoding, "<stdin>")
                 batch = []
                 for raw in raw_lines:
                     line_number += 1

@@ -6,7 +6,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 
-from .report import Document, ReadReport, decode
+from .report import Document, ReadReport, decode_file
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -75,7 +75,7 @@ def read_files(
     """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted)."""
     for path, label, size in entries:
         raw = read_bytes(path, size)
-        text, replaced = decode(raw, encoding)
+        text, replaced = decode_file(raw, encoding)
         yield report.add(Document(text, label, path), replaced=replaced)
         if progress is not None:
             progress(len(raw))

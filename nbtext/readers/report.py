@@ -100,10 +100,48 @@ def without_bom(raw: bytes, encoding: str) -> bytes:
     return raw.removeprefix(codecs.BOM_UTF8) if encoding in ("utf-8", "utf8") else raw
 
 
-def text_encoding(encoding: str) -> str:
-    """The codec for a file opened as text in ``encoding``: utf-8-sig for UTF-8, which drops a
-    byte order mark at the start and is UTF-8 otherwise."""
-    return "utf-8-sig" if encoding in ("utf-8", "utf8") else encoding
+#: The byte order marks of the wide encodings, UTF-32's first: UTF-32 LE's starts with UTF-16 LE's.
+_WIDE_MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+               (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def wide_encoding(head: bytes, encoding: str) -> str | None:
+    """``utf-16`` or ``utf-32`` (or a variant) when a file in ``encoding`` that starts with
+    ``head`` is in one of them: it was asked for, or a UTF-8 reading meets its byte order mark
+    (Notepad's "Unicode"), which no UTF-8 text starts with. None otherwise.
+
+    >>> wide_encoding("note".encode("utf-16"), "utf-8"), wide_encoding(b"note", "utf-8")
+    ('utf-16', None)
+    """
+    if encoding.startswith(("utf-16", "utf-32")):
+        return encoding
+    if encoding not in ("utf-8", "utf8"):
+        return None
+    return next((wide for mark, wide in _WIDE_MARKS if head.startswith(mark)), None)
+
+
+def text_encoding(encoding: str, head: bytes) -> str:
+    """The codec to open a file as text with, given its first bytes: for UTF-8, UTF-16 or
+    UTF-32 where the file starts with their mark, else utf-8-sig, which drops a UTF-8 mark."""
+    if encoding not in ("utf-8", "utf8"):
+        return encoding
+    return wide_encoding(head, encoding) or "utf-8-sig"
+
+
+def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
+    """A DataError for a line format in UTF-16 or UTF-32, whose newlines are not one byte:
+    lines are split as bytes, and would come apart mid-character."""
+    wide = wide_encoding(head, encoding)
+    if wide is not None:
+        name = wide.upper().replace("-LE", "LE").replace("-BE", "BE")
+        raise DataError(f"{source}: {name} text, which line formats cannot split into lines; "
+                        f"convert it first: iconv -f {name} -t UTF-8")
+
+
+def decode_file(raw: bytes, encoding: str) -> tuple[str, bool]:
+    """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it starts with their
+    byte order mark and is read as UTF-8."""
+    return decode(raw, wide_encoding(raw[:4], encoding) or encoding)
 
 
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:

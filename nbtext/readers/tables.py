@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
-from .report import Document, ReadReport, decode, text_encoding, without_bom
+from .report import (Document, ReadReport, check_splits_into_lines, decode, decode_file, text_encoding,
+                     without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -37,7 +38,9 @@ class Columns:
 def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str,
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row."""
-    with open(path, encoding=text_encoding(encoding), errors="surrogateescape", newline="") as handle:
+    with open(path, "rb") as handle:
+        codec = text_encoding(encoding, handle.read(4))
+    with open(path, encoding=codec, errors="surrogateescape", newline="") as handle:
         rows = csv.reader(handle, delimiter=delimiter)
         header = next(rows, None)
         if header is None:
@@ -55,7 +58,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                 report.skip("blank line", where)
                 continue
             fields = {name: row[i] if i < len(row) else "" for name, i in index.items()}
-            yield from _document(fields.get, where, columns, report, encoding)
+            yield from _document(fields.get, where, columns, report, codec)
         if progress is not None:
             progress(os.path.getsize(path))
 
@@ -68,6 +71,8 @@ def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encodi
             if progress is not None:
                 progress(len(raw))
             where = f"{path}:{number}"
+            if number == 1:
+                check_splits_into_lines(raw, encoding, path)
             if not raw.strip():
                 report.skip("blank line", where)
                 continue
@@ -87,6 +92,8 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):
             where = f"{path}:{number}"
+            if number == 1:
+                check_splits_into_lines(raw, encoding, path)
             line = without_bom(raw, encoding).rstrip(b"\r\n").decode(encoding, "surrogateescape")
             if not line.strip():
                 report.skip("blank line", where)
@@ -102,7 +109,7 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 data = read_bytes(document)
             except OSError as error:
                 raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
-            text, replaced = decode(data, encoding)
+            text, replaced = decode_file(data, encoding)
             yield report.add(Document(text, label.strip(), document), replaced=replaced)
             if progress is not None:
                 progress(len(data))
