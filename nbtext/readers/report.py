@@ -103,6 +103,7 @@ def without_bom(raw: bytes, encoding: str) -> bytes:
 #: The byte order marks of the wide encodings, UTF-32's first: UTF-32 LE's starts with UTF-16 LE's.
 _WIDE_MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
                (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_ANY_WIDE_MARK = tuple(mark for mark, _ in _WIDE_MARKS)
 
 
 def wide_encoding(head: bytes, encoding: str) -> str | None:
@@ -141,7 +142,9 @@ def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
 def decode_file(raw: bytes, encoding: str) -> tuple[str, bool]:
     """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it starts with their
     byte order mark and is read as UTF-8."""
-    return decode(raw, wide_encoding(raw[:4], encoding) or encoding)
+    if raw.startswith(_ANY_WIDE_MARK):  # one C call per file, before the few that need the search
+        encoding = wide_encoding(raw[:4], encoding) or encoding
+    return decode(raw, encoding)
 
 
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:
