@@ -94,10 +94,14 @@ def plural(n: int, noun: str) -> str:
     return noun if n == 1 else noun + "s"
 
 
+#: UTF-8's names: check_encoding gives the first, and callers may write either.
+_UTF8 = ("utf-8", "utf8")
+
+
 def without_bom(raw: bytes, encoding: str) -> bytes:
     """``raw`` without the UTF-8 byte order mark that Excel's "CSV UTF-8" and Notepad put
     at the start of a file."""
-    return raw.removeprefix(codecs.BOM_UTF8) if encoding in ("utf-8", "utf8") else raw
+    return raw.removeprefix(codecs.BOM_UTF8) if encoding in _UTF8 else raw
 
 
 #: The byte order marks of the wide encodings, UTF-32's first: UTF-32 LE's starts with UTF-16 LE's.
@@ -116,7 +120,7 @@ def wide_encoding(head: bytes, encoding: str) -> str | None:
     """
     if encoding.startswith(("utf-16", "utf-32")):
         return encoding
-    if encoding not in ("utf-8", "utf8"):
+    if encoding not in _UTF8:
         return None
     return next((wide for mark, wide in _WIDE_MARKS if head.startswith(mark)), None)
 
@@ -124,9 +128,7 @@ def wide_encoding(head: bytes, encoding: str) -> str | None:
 def text_encoding(encoding: str, head: bytes) -> str:
     """The codec to open a file as text with, given its first bytes: for UTF-8, UTF-16 or
     UTF-32 where the file starts with their mark, else utf-8-sig, which drops a UTF-8 mark."""
-    if encoding not in ("utf-8", "utf8"):
-        return encoding
-    return wide_encoding(head, encoding) or "utf-8-sig"
+    return wide_encoding(head, encoding) or ("utf-8-sig" if encoding in _UTF8 else encoding)
 
 
 def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
