@@ -22,6 +22,7 @@ from .analysis import ANALYZERS, TOKENS  # every command that reads text or a mo
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
+from .readers.report import KEPT_EMPTY
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
 
@@ -226,20 +227,22 @@ class OutputPath(click.Path):
         return path
 
 
-def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = True, training: bool = True) -> None:
-    lines = report.lines(verbose=verbose, encoding=encoding, training=training)
+def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = True, empty: str = KEPT_EMPTY) -> None:
+    """The read report on stderr; ``empty``: what became of the empty documents (a classifier's
+    answer to them)."""
+    lines = report.lines(verbose=verbose, encoding=encoding, empty=empty)
     if always or len(lines) > 1:
         click.echo("\n".join(lines), err=True)
 
 
 @contextlib.contextmanager
-def _read_report_before_errors(corpus, verbose: bool, *, training: bool = True) -> Iterator[None]:
+def _read_report_before_errors(corpus, verbose: bool, *, empty: str = KEPT_EMPTY) -> Iterator[None]:
     """On an error, first show what was skipped or mended in reading, if anything: "no documents
     to train on" alone hides that the files sat outside any class folder; the report names it."""
     try:
         yield
     except NbtextError:
-        _print_read_report(corpus.report, verbose, corpus.encoding, always=False, training=training)
+        _print_read_report(corpus.report, verbose, corpus.encoding, always=False, empty=empty)
         raise
 
 
@@ -254,7 +257,8 @@ def nb_options(command: Callable) -> Callable:
         click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=0.2, show_default=True,
                      help="Additive (Laplace/Lidstone) smoothing."),
         click.option("--fit-prior/--uniform-prior", default=True, show_default=True,
-                     help="Learn class priors from the data, or treat classes as equally likely."),
+                     help="Learn class priors from the data, or treat classes as equally likely (Multinomial "
+                          "and Bernoulli NB; Complement NB does not weigh the priors)."),
         click.option("--norm", is_flag=True, help="Complement NB: normalise the weights per class (Rennie et al.)."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
@@ -552,10 +556,10 @@ def eval_(args, fmt, cv, seed, **options) -> None:
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
-    with _read_report_before_errors(corpus, options["verbose"], training=False), \
+    with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
         report = _evaluate_stream(model, corpus.read(progress=advance))
-    _print_read_report(corpus.report, options["verbose"], corpus.encoding, training=False)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.core.empty_answer)
     render.eval_report(report, fmt)
 
 
@@ -722,7 +726,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             for text in answers:
                 out.write(text)
                 out.flush()
-    _print_read_report(report, verbose, encoding, always=False, training=False)
+    _print_read_report(report, verbose, encoding, always=False, empty=model.core.empty_answer)
 
 
 def _load_one_thread(path: str):
@@ -916,7 +920,11 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         out.write("".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
                           for doc, v, s in zip(batch, verdicts, scores)))
         out.flush()
-    _print_read_report(report, verbose, "utf-8", always=False, training=False)
+    empty = ""
+    if report.empty:  # what the filter makes of a message with no words, in its own terms
+        score = spam_filter.scores(model, [""])
+        empty = f"no words to go by: scored {score[0]:.6f}, {VERDICTS[spam_filter.verdicts(score)[0]]}"
+    _print_read_report(report, verbose, "utf-8", always=False, empty=empty)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

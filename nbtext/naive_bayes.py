@@ -31,7 +31,9 @@ class NaiveBayes:
       ``_jll_weights(columns)``/``_jll_bias()``, with which a document scores
       ``x @ weights.T + bias``;
     - ``_feature_scores()``, the per-class score of each feature used by ``top_features``
-      (how much a feature raises the class).
+      (how much a feature raises the class);
+    - ``empty_answer``: what a document with none of the model's words is classified by (it
+      scores ``_jll_bias()`` alone), as the read report tells the user.
 
     Prediction computes weights only for the columns a batch uses, so a fresh process
     classifying one message does not pay for the whole vocabulary; ``feature_log_prob_`` is
@@ -39,6 +41,8 @@ class NaiveBayes:
     sums, ``partial_fit`` on parts equals ``fit`` on the whole, and ``fit_counts`` takes sums
     made elsewhere.
     """
+
+    empty_answer = "classified by the class priors alone"
 
     def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None) -> None:
         self.alpha = alpha
@@ -341,6 +345,8 @@ class BernoulliNB(NaiveBayes):
         Values above it count as present; None when the input is already 0/1.
     """
 
+    empty_answer = "classified by the class priors and the absence of every word"
+
     def __init__(
         self, *, alpha: float = 1.0, binarize: float | None = 0.0, fit_prior: bool = True, class_prior: Any = None
     ) -> None:
@@ -380,6 +386,8 @@ class ComplementNB(NaiveBayes):
     the weights are divided by their sum per class (Rennie's weight normalisation). The prior
     only matters when there is a single class, as in scikit-learn.
     """
+
+    empty_answer = "no words to go by: Complement NB gives every class the same probability"
 
     def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None, norm: bool = False) -> None:
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)

@@ -70,7 +70,32 @@ def test_predict_jsonl(tickets_model):
     assert first["line"] == 1 and first["label"] == "technical" and len(first["top"]) == 3
     assert sum(t["proba"] for t in first["top"]) == pytest.approx(1.0)
     assert empty["line"] == 2  # an empty line is still a document, and still gets its answer
-    assert result.stderr == "read 2 documents\n1 empty (classified by the class priors alone)\n"
+    assert result.stderr == ("read 2 documents\n1 empty (no words to go by: Complement NB gives every class the same "
+                             "probability)\n")
+
+
+@pytest.mark.parametrize("variant, priors, answer", [
+    ("multinomial", [81 / 121, 40 / 121], "classified by the class priors alone"),
+    ("complement", [0.5, 0.5], "no words to go by: Complement NB gives every class the same probability"),
+    ("bernoulli", None, "classified by the class priors and the absence of every word"),
+])
+def test_the_report_says_what_an_empty_document_is_answered(tmp_path, variant, priors, answer):
+    """With unequal classes (81 billing tickets, 40 shipping), the priors and a tie differ, so
+    the probabilities show which one an empty line got; words the model never saw get the same."""
+    import shutil
+
+    shutil.copytree(TICKETS / "train" / "billing", tmp_path / "train" / "billing")
+    (tmp_path / "train" / "shipping").mkdir()
+    for path in sorted((TICKETS / "train" / "shipping").iterdir())[:40]:
+        shutil.copy(path, tmp_path / "train" / "shipping")
+    model = tmp_path / "m.joblib"
+    run(["train", tmp_path / "train", "--variant", variant, "-o", model])
+    result = run(["predict", model, "--format", "jsonl", "--proba", "--top-k", "2"], input="\nqqzx zzqx\n")
+    empty, unknown = ({t["label"]: t["proba"] for t in json.loads(line)["top"]} for line in result.stdout.splitlines())
+    assert empty == pytest.approx(unknown, abs=1e-12)
+    if priors is not None:
+        assert [empty["billing"], empty["shipping"]] == pytest.approx(priors)
+    assert result.stderr == f"read 2 documents\n1 empty ({answer})\n"
 
 
 def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):

@@ -192,6 +192,18 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
     assert by_file[0].startswith(f"{folder / '00'}\\tsaved\t")  # escaped: the verdict stays the second field
 
 
+def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root, tmp_path):
+    _, held = mail_root
+    box = mailbox.mbox(tmp_path / "inbox.mbox")
+    box.add(held["spam"][0].read_bytes())
+    box.add(b"")
+    box.close()
+    result = run(["filter", filter_model, tmp_path / "inbox.mbox"])
+    name, verdict, score = result.stdout.splitlines()[1].split("\t")
+    assert name == f"{tmp_path / 'inbox.mbox'}:2"
+    assert result.stderr == f"read 2 documents\n1 empty (no words to go by: scored {score}, {verdict})\n"
+
+
 # --- learn ---------------------------------------------------------------------------------
 
 

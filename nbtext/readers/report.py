@@ -19,6 +19,10 @@ class Document:
     message_id: str | None = None
 
 
+#: What training does with an empty document.
+KEPT_EMPTY = "kept: they still count for the class priors"
+
+
 @dataclass
 class ReadReport:
     """What the readers saw, so that nothing is ever dropped silently.
@@ -64,17 +68,16 @@ class ReadReport:
         """Count one entry that is not a document, with the reason."""
         self.skipped.setdefault(reason, []).append(source)
 
-    def lines(self, *, verbose: bool = False, encoding: str = "utf-8", training: bool = True) -> list[str]:
+    def lines(self, *, verbose: bool = False, encoding: str = "utf-8", empty: str = KEPT_EMPTY) -> list[str]:
         """Human-readable account, one line per fact; ``verbose`` also names each entry.
 
-        ``training`` says what an empty document is kept for: a count in the class priors when
-        training, an answer from the priors alone when classifying.
+        ``empty`` says what became of the empty documents: kept for the class priors when
+        training; when classifying, what the model answers them (its core's ``empty_answer``).
         """
         out = [f"read {self.documents:,} {plural(self.documents, 'document')}"]
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
-            (self.empty, "empty (kept: they still count for the class priors)" if training
-             else "empty (classified by the class priors alone)"),
+            (self.empty, f"empty ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
         ]
