@@ -176,7 +176,7 @@ def leaderboard(trials: list, metric: str, *, total: int, file: IO[str] | None =
     table = Table("rank", f"{metric} mean", "std", "seconds", "settings", box=None,
                   title=f"best {len(trials)} of {total} settings", title_justify="left")
     for rank, trial in enumerate(trials, 1):
-        table.add_row(str(rank), f"{trial.mean:.4f}", f"{trial.std:.4f}", f"{trial.seconds:.1f}",
+        table.add_row(str(rank), f"{trial.mean:.4f}", f"{trial.std:.4f}", f"{trial.seconds:.2f}",
                       describe(trial.settings))
     _print_whole(console(file, width=width), table)
 
