@@ -235,6 +235,16 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
         click.echo("\n".join(lines), err=True)
 
 
+def _print_classes(report) -> None:
+    """The classes read and their sizes, on one line: a search or a cross-validation shows no
+    model summary, and a folder given one level too high (parts, or train/ and test/) shows here."""
+    from .render import tsv_field
+
+    counts = sorted(report.labels.items())
+    click.echo(f"{len(counts)} {'class' if len(counts) == 1 else 'classes'}: "
+               + ", ".join(f"{tsv_field(label)} {n:,}" for label, n in counts), err=True)
+
+
 @contextlib.contextmanager
 def _read_report_before_errors(corpus, verbose: bool, *, empty: str = KEPT_EMPTY) -> Iterator[None]:
     """On an error, first show what was skipped or mended in reading, if anything: "no documents
@@ -589,6 +599,7 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     corpus, analyzer = _labelled_corpus(data, options, analyzer)
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    _print_classes(corpus.report)
     # The whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest.
     trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer)[0]
     render.cv_report(trial.summary(), fmt, k=k, seed=seed)
@@ -630,6 +641,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    _print_classes(corpus.report)
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
         trials = cross_validate(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
                                 progress=advance)

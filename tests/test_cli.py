@@ -292,6 +292,15 @@ def test_eval_cv_is_seeded_and_json(tmp_path):
     assert line.startswith("accuracy 0.") and line.rstrip().endswith("(4-fold stratified, seed 0)")
 
 
+def test_eval_cv_and_tune_name_the_classes_they_read(tmp_path):
+    """No model summary follows a cross-validation, so the classes line is what shows a folder
+    given one level too high: the tickets' train/ and test/ taken for two classes."""
+    too_high = run(["eval", "--cv", "3", TICKETS]).stderr.splitlines()
+    assert too_high[-1] == "2 classes: test 120, train 243"
+    tuned = run(["tune", TICKETS / "train", "-o", tmp_path / "m", "--grid", '{"alpha": [1]}']).stderr.splitlines()
+    assert "3 classes: billing 81, shipping 81, technical 81" in tuned
+
+
 def test_more_folds_than_the_largest_class_is_a_clear_error(tmp_path):
     """Each class fills the folds from the first: with 82 folds over 81 tickets a class, the
     last fold would test nothing (it used to end in a statistics traceback)."""
