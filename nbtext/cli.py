@@ -883,7 +883,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     from .model import Model
     from .readers import Document, ReadReport, iter_unlabelled
     from .readers.mail import is_mbox, read_message
-    from .readers.report import decode
+    from .readers.report import decode_file
     from .render import tsv_field
     from .spam import EXIT_SPAM, VERDICTS, SpamFilter, insert_header, status_header
 
@@ -910,7 +910,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         if trained_format:
             doc = read_message(raw, source, None, report, model.analyzer.headers)
         else:
-            doc_text, _ = decode(raw, "utf-8")
+            doc_text, _ = decode_file(raw, "utf-8")
             doc = Document(doc_text, None, source)
         score = float(spam_filter.scores(model, [doc.text])[0])
         verdict = int(spam_filter.verdicts(np.array([score]))[0])

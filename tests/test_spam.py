@@ -19,7 +19,7 @@ from nbtext.readers import LabelledCorpus
 from nbtext.spam import choose_cutoffs, fit_platt, spam_log_odds, train_filter
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
-from .conftest import REPO, assert_same_counts, corpus_path, nbtext_process, run
+from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_process, run
 
 HAM, SPAM = 400, 150
 
@@ -190,6 +190,22 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
     by_file = run(["filter", filter_model, folder]).stdout.splitlines()
     assert [line.split("\t")[1] for line in by_file] == verdicts
     assert by_file[0].startswith(f"{folder / '00'}\\tsaved\t")  # escaped: the verdict stays the second field
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_a_filter_not_trained_on_mail_reads_a_unicode_message_as_such(tmp_path, encoding):
+    """One message in a file or on stdin, for a filter trained on plain text (billing tickets
+    as the 'spam'): Notepad's "Unicode" was read as UTF-8 with NULs, and turned Spam 0.95 into
+    Ham 0.36."""
+    model = tmp_path / "f.joblib"
+    run(["train", TICKETS / "train", "--spam-label", "billing", "-o", model])
+    original = TICKETS / "test" / "billing" / "000.txt"
+    saved = tmp_path / "000.txt"
+    saved.write_bytes("\ufeff".encode(encoding) + original.read_text(encoding="utf-8").encode(encoding))
+    as_utf8 = run(["filter", model, original], expect=0).stdout.split("\t")[1:]
+    assert as_utf8[0] == "Spam"
+    assert run(["filter", model, saved], expect=0).stdout.split("\t")[1:] == as_utf8
+    assert run(["filter", model], input=saved.read_bytes(), expect=0).stdout.split("\t") == as_utf8
 
 
 def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root, tmp_path):
