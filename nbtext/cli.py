@@ -723,6 +723,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
                 out.write(text)
                 out.flush()
     else:
+        if "-" in (paths or ["-"]) and sys.stdin.isatty():  # not left waiting without a word
+            click.echo("reading documents from the terminal, one a line; Ctrl-D ends", err=True)
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
                                   headers=model.analyzer.headers, columns=columns)
         format_batch = functools.partial(_format_batch, k=k, proba=proba, fmt=fmt)
@@ -891,6 +893,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     raw = None
     if single:
         if source == "-":
+            if sys.stdin.isatty():
+                click.echo("reading one message from the terminal; Ctrl-D ends", err=True)
             raw = sys.stdin.buffer.read()
         else:
             with open(source, "rb") as handle:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -228,6 +229,45 @@ def test_predict_streams_before_input_ends(tickets_model):
     assert process.stdout.read() == b"billing\n"
     process.stdout.close()
     assert process.wait(timeout=30) == 0
+
+
+@contextlib.contextmanager
+def at_a_terminal(*args):
+    """nbtext as a process whose stdin is a real terminal (a pty): yields the process and the
+    terminal's other end, to type at."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    process = nbtext_process(*args, stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(terminal)
+    try:
+        yield process, controller
+    finally:
+        os.close(controller)
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_typing_at_a_terminal_gets_a_hint_and_answers_line_by_line(tickets_model):
+    """`nbtext predict MODEL` with no PATH at a terminal waits for typed lines: it says so on
+    stderr (a pipe gets no such line), answers each line as it is typed, and Ctrl-D ends it."""
+    with at_a_terminal("predict", tickets_model) as (process, keyboard):
+        assert process.stderr.readline() == b"reading documents from the terminal, one a line; Ctrl-D ends\n"
+        os.write(keyboard, b"where is my parcel\n")
+        assert process.stdout.readline() == b"shipping\n"
+        os.write(keyboard, b"\x04")  # Ctrl-D at the start of a line: end of input
+        assert process.wait(timeout=30) == 0
+        assert process.stdout.read() == b"" and process.stderr.read() == b""
+
+
+def test_filter_says_it_reads_a_message_typed_at_the_terminal(tmp_path):
+    model = tmp_path / "f.joblib"
+    run(["train", TICKETS / "train", "--spam-label", "billing", "-o", model])
+    with at_a_terminal("filter", model) as (process, keyboard):
+        assert process.stderr.readline() == b"reading one message from the terminal; Ctrl-D ends\n"
+        os.write(keyboard, b"Can I pay the invoice by bank transfer?\n\x04")
+        assert process.wait(timeout=30) == 0  # spam: billing is this filter's spam
+        assert process.stdout.read().startswith(b"Spam\t")
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
