@@ -7,6 +7,7 @@ import itertools
 import operator
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,7 +191,7 @@ def words(text: str) -> list[str]:
 #: How the word analyzer finds a text's tokens, by ``Analyzer.tokens``: runs of word characters,
 #: or those runs joined by the punctuation that holds names together (``comp.sys.mac``,
 #: ``jo@cs.cmu.edu``, ``3.1``, ``don't``).
-TOKENIZERS = {"words": words, "joined": JOINED.findall}
+TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "joined": JOINED.findall}
 TOKENS = tuple(TOKENIZERS)
 
 

@@ -218,7 +218,7 @@ class OutputPath(click.Path):
         super().__init__(dir_okay=False)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        path = super().convert(value, param, ctx)
+        path = os.fsdecode(super().convert(value, param, ctx))
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             self.fail(f"folder {folder} does not exist", param, ctx)
@@ -295,7 +295,7 @@ def cutoff_options(command: Callable) -> Callable:
 
 def spam_options(command: Callable) -> Callable:
     """Options of a spam-filter model, at train time."""
-    decorators = [
+    decorators: list[Callable[[Callable], Callable]] = [
         click.option("--spam-label", default="spam", show_default=True, metavar="LABEL",
                      help="The class that is spam; giving it makes any model a filter, and mail with this "
                           "class is one anyway. A filter's defaults, where not given: --doc-norm l2 --idf "
@@ -468,8 +468,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.train_summary(model, output)
-    added = [label for label in model.classes if label not in base.classes] if base is not None else []
-    if added:  # a misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed
+    # A misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed.
+    if base is not None and (added := [label for label in model.classes if label not in base.classes]):
         click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
                    f"(the model had {', '.join(base.classes)})", err=True)
     if test_split is not None:
@@ -833,19 +833,21 @@ class _FilterCommand(click.Command):
         try:
             return super().make_context(*args, **kwargs)
         except click.ClickException as error:
-            error.exit_code = EXIT_FILTER_ERROR
-            raise
+            raise _filter_error(error)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except (NbtextError, OSError) as error:
-            failure = click.ClickException(str(error))
-            failure.exit_code = EXIT_FILTER_ERROR
-            raise failure from None
+            raise _filter_error(click.ClickException(str(error))) from None
         except click.ClickException as error:
-            error.exit_code = EXIT_FILTER_ERROR
-            raise
+            raise _filter_error(error)
+
+
+def _filter_error(error: click.ClickException) -> click.ClickException:
+    """``error`` with the filter's exit status for errors."""
+    error.exit_code = EXIT_FILTER_ERROR  # type: ignore[misc]  # click declares the default on the class
+    return error
 
 
 @cli.command("filter", cls=_FilterCommand)
@@ -911,6 +913,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     trained_format = _trained_format(model)
     report = ReadReport()
     if single:
+        assert raw is not None  # read above
         if trained_format:
             doc = read_message(raw, source, None, report, model.analyzer.headers)
         else:
@@ -938,8 +941,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         out.flush()
     empty = ""
     if report.empty:  # what the filter makes of a message with no words, in its own terms
-        score = spam_filter.scores(model, [""])
-        empty = f"no words to go by: scored {score[0]:.6f}, {VERDICTS[spam_filter.verdicts(score)[0]]}"
+        empty_score = spam_filter.scores(model, [""])
+        empty = f"no words to go by: scored {empty_score[0]:.6f}, {VERDICTS[spam_filter.verdicts(empty_score)[0]]}"
     _print_read_report(report, verbose, "utf-8", always=False, empty=empty)
 
 

@@ -152,6 +152,7 @@ def train_on_cluster(
         if on_shard is not None:
             on_shard(futures[future])
         future.release()
+    assert total is not None  # there was a shard
     if len(total.classes) < 2:
         raise DataError(f"only one class ({total.classes[0]!r}) in the training data; need at least two")
     return _summarize(Model(analyzer, total, settings, summary), started)

@@ -310,7 +310,8 @@ class ClassCounts:
         # The sums so far as sorted, distinct keys and their values, and the batches' sums not
         # yet added to them (each sorted and distinct on its own).
         names = ("term_counts", "doc_freq", "weighted") if self.weighted else ("term_counts", "doc_freq")
-        self._totals = (np.zeros(0, dtype=np.int64), {name: np.zeros(0) for name in names})
+        self._totals: tuple[np.ndarray, dict[str, np.ndarray]] = (np.zeros(0, dtype=np.int64),
+                                                                  {name: np.zeros(0) for name in names})
         self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
         self._pending_entries = 0
         self._class_docs = np.zeros(0)
@@ -628,20 +629,21 @@ class PackedTerms(Sequence):
             return sorted_position(self._terms, term, default)
         if self._ends is None:
             self._ends = self.ends()
+        ends = self._ends
         key, low, high = term.encode("utf-8"), 0, self.n_terms
         while low < high:
             middle = (low + high) // 2
-            if self._term_bytes(middle) < key:
+            if self._term_bytes(ends, middle) < key:
                 low = middle + 1
             else:
                 high = middle
-        if low < self.n_terms and self._term_bytes(low) == key:
+        if low < self.n_terms and self._term_bytes(ends, low) == key:
             return low
         return default
 
-    def _term_bytes(self, i: int) -> bytes:
-        start = int(self._ends[i - 1]) + 1 if i else 0
-        return self.blob[start:int(self._ends[i])].tobytes()
+    def _term_bytes(self, ends: np.ndarray, i: int) -> bytes:
+        start = int(ends[i - 1]) + 1 if i else 0
+        return self.blob[start:int(ends[i])].tobytes()
 
     def ends(self) -> np.ndarray:
         """Where each term's bytes end in the blob (a newline, or the blob's end)."""

@@ -67,7 +67,8 @@ class _Reader(pickle._Unpickler):
     dispatch[pickle.BUILD[0]] = load_build
 
     def _array(self, fields: dict[str, Any]) -> np.ndarray:
-        dtype, shape, order = fields.get("dtype"), fields.get("shape"), fields.get("order", "C")
+        dtype, order = fields.get("dtype"), fields.get("order", "C")
+        shape: Any = fields.get("shape")  # a tuple of ints; anything else fails below as a broken file
         if not isinstance(dtype, np.dtype) or dtype.hasobject or fields.get("subclass") is not np.ndarray:
             # joblib stores such arrays as a nested, unrestricted pickle.
             raise UnsafeModelError(f"{self.path}: refused: the file holds an array of Python objects")

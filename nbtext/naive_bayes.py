@@ -43,6 +43,8 @@ class NaiveBayes:
     """
 
     empty_answer = "classified by the class priors alone"
+    #: Learned per-class sums (classes x features): an array, or a ColumnMatrix taken as given.
+    feature_count_: Any
 
     def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None) -> None:
         self.alpha = alpha
@@ -227,7 +229,7 @@ class NaiveBayes:
         the old arrays never sees a slot pointing past the rows it holds."""
         state = self.__dict__.get("_weight_rows")
         fresh = state is None
-        if fresh:
+        if state is None:
             # Slot 0 means no row yet (row 0 is never used): zeros take no memory until
             # written, so one short message costs a few pages, not one slot per term.
             state = (np.empty((1, len(self.classes_))), np.zeros(self.n_features_in_, dtype=np.int64), 1)

@@ -15,7 +15,7 @@ import functools
 import multiprocessing
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from .analysis import Analyzer
@@ -49,6 +49,7 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
     def not_taken() -> Iterator[tuple[int, Any]]:
         nonlocal pool
         seen = 0
+        task: tuple[int, Any]
         for number, batch in enumerate(batches):
             if isinstance(batch, FileBatch):
                 task, size = (number, batch), batch.size
@@ -75,13 +76,14 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
     finally:
         if pool is not None:
             pool.stop()
-    for _, part in sorted(reports, key=lambda numbered: numbered[0]):
-        report.update(part)
+    if report is not None:
+        for _, part in sorted(reports, key=lambda numbered: numbered[0]):
+            report.update(part)
     return merged
 
 
 def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], items: Iterable[tuple],
-                     jobs: int) -> Iterator[Any]:
+                     jobs: int) -> Generator[Any, None, None]:
     """``function(state, *item)`` for every item, in item order, by ``jobs`` worker processes
     that each make their ``state = setup()`` once (load a model, say). Each result is yielded as
     soon as it and every one before it are done, so output streams; a bounded number of items
@@ -134,8 +136,8 @@ class _Pool:
     forkserver's own start and imports), which this process spends reading the first tasks."""
 
     def __init__(self, work: Callable[[Iterator[Any]], Iterable[Any]], jobs: int, role: str) -> None:
-        context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                              else "spawn")
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        context: Any = multiprocessing.get_context(method)  # typeshed's BaseContext lacks Process
         if context.get_start_method() == "forkserver":
             context.set_forkserver_preload([__name__])
         self.tasks = context.Queue(maxsize=QUEUED_PER_WORKER * jobs)

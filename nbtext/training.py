@@ -17,6 +17,7 @@ from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
 from .readers import Document, FileBatch, ReadReport, Reading
+from .readers.report import labels_of
 from .vectorizing import Vectorizer
 
 BATCH_SIZE = 1000
@@ -61,20 +62,19 @@ def labelled(batch: list[Document] | FileBatch, report: ReadReport | None) -> _B
     """The (texts, labels) of a batch, reading a FileBatch's files into ``report``; a DataError
     for a document without a label."""
     if isinstance(batch, FileBatch):
+        assert report is not None, "a FileBatch is read into a report"
         batch = list(batch.read(report))
-    unlabelled = next((doc.source for doc in batch if doc.label is None), None)
-    if unlabelled is not None:
-        raise DataError(f"{unlabelled}: document has no label")
-    return [doc.text for doc in batch], [doc.label for doc in batch]
+    labels = labels_of(batch)
+    return [doc.text for doc in batch], labels
 
 
 def read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
     """``batches`` in order, read by a second thread up to ``ahead`` batches before they are
     asked for, so that reading files overlaps counting. A reader's error is raised here, in
     place of the batch it was reading."""
-    stream, end = iter(batches), object()
-    for _, read in run_ahead(itertools.repeat(stream), lambda stream: next(stream, end), ahead):
-        if (batch := read.result()) is end:
+    stream = iter(batches)
+    for _, read in run_ahead(itertools.repeat(stream), lambda stream: next(stream, None), ahead):
+        if (batch := read.result()) is None:
             return
         yield batch
 

@@ -26,7 +26,7 @@ from .errors import DataError
 from .metrics import evaluate
 from .model import Model
 from .readers import Document
-from .readers.report import plural
+from .readers.report import labels_of, plural
 from .training import BATCH_SIZE, train
 from .vectorizing import Vectorizer, supports
 
@@ -190,7 +190,7 @@ def cross_validate(
     analyzed once per analyzer and counted once per counting setup (see ``counts_by_fold``);
     ``progress`` is called once per (fold, candidate) done.
     """
-    labels = [doc.label for doc in documents]
+    labels = labels_of(documents)
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
     folds = stratified_folds(labels, k, seed)
@@ -316,10 +316,7 @@ def labelled_for_folds(documents: Iterable[Document], folds: int,
     """The documents, their labels and the sorted classes, checked for ``folds``-fold
     cross-validation: every document labelled, two classes or more, ``folds`` documents a class."""
     documents = list(documents)
-    unlabelled = next((doc.source for doc in documents if doc.label is None), None)
-    if unlabelled is not None:
-        raise DataError(f"{unlabelled}: document has no label")
-    labels = [doc.label for doc in documents]
+    labels = labels_of(documents)
     classes = sorted(set(labels))
     if len(classes) < 2:
         raise DataError(f"{purpose} needs at least two classes; the data have {', '.join(classes) or 'none'}")

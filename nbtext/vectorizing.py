@@ -93,14 +93,15 @@ class Vectorizer:
         if self.table is None or not ahead:
             yield from ((self(texts), labels) for texts, labels in batches)
             return
-        found_ahead = run_ahead(batches, lambda batch: self.table.tokens(batch[0]), PREFETCH_BATCHES)
+        table = self.table
+        found_ahead = run_ahead(batches, lambda batch: table.tokens(batch[0]), PREFETCH_BATCHES)
         for (texts, labels), found in found_ahead:
             yield self._counted(texts, found.result), labels
 
-    def _counted(self, texts: Sequence[str], tokens: Callable[[], Tokens] | None) -> CountMatrix:
+    def _counted(self, texts: Sequence[str], tokens: Callable[[], Tokens | Buffered] | None) -> CountMatrix:
         """The counts of ``texts`` from their ``tokens()`` by the table, or by the plain path
         where there is no table or two of the batch's tokens share a key."""
-        if tokens is not None:
+        if tokens is not None and self.table is not None:
             try:
                 return self.table.count_tokens(tokens())
             except TokenClash:
@@ -126,7 +127,7 @@ class WordVocabulary:
     """
 
     def __init__(self) -> None:
-        self.table: WordTable | None = None  # the table whose token numbers these are
+        self.table: WordTable  # the table whose token numbers these are; it sets itself here
         self._first: list[np.ndarray] = []  # token numbers of each column's first word, in blocks
         self._second: list[np.ndarray] = []  # of its second word, or -1
         self._strings: GrowingVocabulary | None = None
@@ -218,6 +219,7 @@ class WordTable:
         if vocabulary is not None and _wordscan is not None:
             no_spans = np.zeros(0, dtype=np.int64)
             self._add_words(np.zeros(_PAD, dtype=np.uint8), no_spans, no_spans, 0)  # the stop words, dropped
+            assert self._scanned is not None  # the compiled scanner's words, just made
             if len(self._scanned[1]) < 2 * GROWING_SLOTS:
                 self._rehash_words(GROWING_SLOTS)
             self._pair_slots = np.full(2 * GROWING_SLOTS, -1, dtype=np.int64)
@@ -320,6 +322,7 @@ class WordTable:
         growing = self.vocabulary is not None
         numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
         while True:
+            assert self._scanned is not None  # only the compiled scanner scans
             lengths, slots = self._scanned
             room = len(slots) // 4 - len(lengths) if growing else 0  # new words, keeping slots under half full
             if not growing or room > 0:
@@ -350,9 +353,11 @@ class WordTable:
                                                  pairs)
                 if written >= 0:
                     break
+            assert self.vocabulary is not None  # only a growing table runs out of pair slots
             self._pair_slots = np.full(2 * len(self._pair_slots), -1, dtype=np.int64)
             _wordscan.build_pairs(*self.vocabulary.pairs(), self._pair_slots)
         if n_new:
+            assert self.vocabulary is not None  # only a growing table takes new pairs
             self.vocabulary.add((pairs[:n_new] >> np.uint64(32)).astype(np.int64),
                                 (pairs[:n_new] & np.uint64(0xFFFFFFFF)).astype(np.int64))
             self._n_pairs += n_new
@@ -360,6 +365,7 @@ class WordTable:
 
     def _rehash_words(self, n_slots: int) -> None:
         """Give the compiled scanner ``n_slots`` slots (a power of two), filled with the words."""
+        assert self._scanned is not None
         lengths = self._scanned[0]
         slots, n = np.full(2 * n_slots, -1, dtype=np.int64), len(lengths)
         if _wordscan.intern(self._store, self._store_starts, lengths, slots, np.empty(n, np.int64),
@@ -372,6 +378,7 @@ class WordTable:
         its slots) in a growing table (stop words are in the table from the start, so none of
         these is one)."""
         self._append_words(_spans_joined(buffer, starts, lengths), lengths, np.zeros(len(lengths), dtype=bool))
+        assert self._scanned is not None
         self._scanned = np.concatenate([self._scanned[0], lengths]), self._scanned[1]
 
     def _append_words(self, joined: np.ndarray, lengths: np.ndarray, dropped: np.ndarray) -> np.ndarray:

@@ -174,10 +174,10 @@ class LabelledCorpus:
         for path, fmt, entries in self._plan:
             if fmt in ("folder", "email"):
                 for start in range(0, len(entries), size):
-                    batch = FileBatch(entries[start:start + size], fmt == "email", self.encoding, self.headers)
-                    yield batch
+                    files = FileBatch(entries[start:start + size], fmt == "email", self.encoding, self.headers)
+                    yield files
                     if progress is not None:
-                        progress(batch.size)
+                        progress(files.size)
             else:
                 documents = self._read_one(path, fmt, entries, progress)
                 while batch := list(itertools.islice(documents, size)):

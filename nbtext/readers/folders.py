@@ -35,7 +35,8 @@ def _list_into(entries: list[Entry], folder: str, label: str | None, report: Rea
     except OSError as error:
         report.skip("unreadable folder", str(error.filename))
         return
-    folders, files = [], []
+    folders: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
     for child in children:
         (folders if child.is_dir() else files).append(child)
     subfolders = []

@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # email, mailbox and html.parser are imported where used: together they cost a fresh
 # `nbtext predict` on plain text about 30 ms it does not need.
@@ -118,7 +118,8 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
                 attachments += 1
             continue
         try:
-            payload = part.get_payload(decode=True) or b""
+            decoded = part.get_payload(decode=True)  # bytes, or None: never a Message outside multiparts
+            payload = decoded if isinstance(decoded, bytes) else b""
         except Exception:  # a broken transfer encoding: keep what is there
             malformed = True
             payload = str(part.get_payload()).encode("utf-8", "replace")
@@ -182,7 +183,7 @@ def header_tokens(name: str, values: Sequence[object]) -> list[str]:
     return sorted(set(tokens))
 
 
-def _header_text(value: object, charset: str | None = None) -> tuple[str, bool]:
+def _header_text(value: Any, charset: str | None = None) -> tuple[str, bool]:
     """A header as text, RFC 2047 encoded words decoded; raw 8-bit bytes (which the parser
     keeps as surrogates or "unknown-8bit") decoded with ``charset``, the message's own, as
     mail clients do. The flag says bytes were replaced."""

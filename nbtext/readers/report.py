@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import DataError
@@ -17,6 +18,16 @@ class Document:
     label: str | None
     source: str
     message_id: str | None = None
+
+
+def labels_of(documents: Iterable[Document]) -> list[str]:
+    """The documents' labels, or a DataError naming the first document without one."""
+    labels = []
+    for doc in documents:
+        if doc.label is None:
+            raise DataError(f"{doc.source}: document has no label")
+        labels.append(doc.label)
+    return labels
 
 
 #: What training does with an empty document.
