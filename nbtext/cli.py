@@ -956,7 +956,9 @@ def learn(model_path, items, unlearn, verbose) -> None:
 
     Each PATH after --spam is learned as spam, after --ham as ham: a message file, an mbox,
     a maildir or a folder of message files. New words grow the vocabulary; the cut-offs stay.
-    --unlearn removes a registration exactly (the counts return to what they were).
+    --unlearn removes a registration exactly (the counts return to what they were). As with
+    bogofilter, the model keeps counts, not the messages: a message learned twice counts
+    twice, so unlearn a wrong registration before learning its correction.
     The model is rewritten atomically under a lock (MODEL.lock), so several learn processes
     can run at once without losing an update.
 
