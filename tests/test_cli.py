@@ -170,7 +170,8 @@ def test_exit_codes_and_one_line_errors(tmp_path, monkeypatch, args, code, messa
 def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
     # The common slip: DATA is one class's folder, so its files sit outside any class folder.
     billing = TICKETS / "train" / "billing"
-    skipped = "read 0 documents\n81 skipped: not inside a class folder\n"
+    skipped = ("read 0 documents\n"
+               "81 skipped: not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)\n")
     result = run(["train", billing, "-o", tmp_path / "m"], expect=1)
     assert result.stderr == skipped + "Error: no documents to train on\n"
     result = run(["eval", tickets_model, billing], expect=1)

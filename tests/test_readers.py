@@ -33,7 +33,7 @@ def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
     skipped = {why: sorted(os.path.relpath(p, tmp_path) for p in paths) for why, paths in corpus.report.skipped.items()}
     assert skipped == {
         "hidden": [".git", "ham/.DS_Store"],
-        "not inside a class folder": ["README"],
+        "not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)": ["README"],
         "not a regular file": ["spam/fifo"],
         "link to a folder (not followed)": ["spam/link-to-ham"],
         "broken link or unreadable": ["spam/broken"],

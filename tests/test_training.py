@@ -51,7 +51,9 @@ def test_an_update_that_reads_nothing_fails_and_keeps_the_model(tmp_path):
     run(["train", TICKETS / "train", "-o", tmp_path / "m"])
     before = (tmp_path / "m").read_bytes()
     result = run(["train", "--update", tmp_path / "m", TICKETS / "train" / "billing"], expect=1)
-    assert result.stderr.splitlines() == ["read 0 documents", "81 skipped: not inside a class folder",
+    assert result.stderr.splitlines() == ["read 0 documents",
+                                          "81 skipped: not inside a class folder (DATA holds one folder per class: "
+                                          "DATA/LABEL/FILE)",
                                           "Error: no documents to add; the model is unchanged"]
     assert (tmp_path / "m").read_bytes() == before
 

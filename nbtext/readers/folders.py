@@ -12,6 +12,10 @@ from .report import Document, ReadReport, decode_file
 Entry = tuple[str, "str | None", int]
 
 
+#: Why a file directly in DATA is skipped, and the layout that fixes it.
+OUTSIDE_CLASS_FOLDERS = "not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)"
+
+
 def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
     """Every document file below ``root`` in a stable order; the rest is counted in ``report``.
 
@@ -59,7 +63,7 @@ def _list_into(entries: list[Entry], folder: str, label: str | None, report: Rea
         if not stat.S_ISREG(info.st_mode):
             report.skip("not a regular file", child.path)
         elif labelled and label is None:
-            report.skip("not inside a class folder", child.path)
+            report.skip(OUTSIDE_CLASS_FOLDERS, child.path)
         else:
             entries.append((child.path, label if labelled else None, info.st_size))
     for child in subfolders:
