@@ -318,6 +318,20 @@ def test_the_command_gives_numpy_one_blas_thread_unless_the_user_chose(chosen, t
     assert found == [threads]
 
 
+def test_shell_completion_offers_commands_and_choices():
+    """README's completion line: the shell asks the installed command itself."""
+    def complete(*words: str) -> list[str]:
+        env = {**os.environ, "COMP_WORDS": " ".join(["nbtext", *words]), "COMP_CWORD": str(len(words)),
+               "_NBTEXT_COMPLETE": "bash_complete"}
+        done = subprocess.run([sys.executable, "-c", "from nbtext.cli import main; main()"], env=env,
+                              capture_output=True, text=True)
+        return done.stdout.split()
+
+    assert complete("t") == ["plain,train", "plain,tune"]
+    assert complete("train", "--variant", "") == ["plain,multinomial", "plain,bernoulli", "plain,complement"]
+    assert 'eval "$(_NBTEXT_COMPLETE=bash_source nbtext)"' in (REPO / "README.md").read_text()
+
+
 def test_python_dash_m_and_version():
     done = subprocess.run([sys.executable, "-m", "nbtext", "--version"], capture_output=True, text=True)
     assert done.stdout.startswith("nbtext, version ")
