@@ -39,8 +39,23 @@ class _Group(click.Group):
             _quiet_pipe()
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """--version: the version, and whether the compiled parts were built (the speed depends on it)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from . import counting, vectorizing
+
+    parts = {"word scanner": vectorizing._wordscan is not None, "scorer": counting._sparsedot is not None}
+    click.echo(f"nbtext, version {__version__}")
+    click.echo("compiled " + ", ".join(f"{name}: {'yes' if built else 'no'}" for name, built in parts.items())
+               + ("" if all(parts.values()) else " (installed without a C compiler: numpy does that work, "
+                                                 "with the same results, more slowly)"))
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="nbtext")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, and whether the compiled parts were built, and exit.")
 def cli() -> None:
     """Naive Bayes text classification for the shell.
 
