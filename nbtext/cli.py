@@ -861,7 +861,7 @@ class _FilterCommand(click.Command):
 
 def _filter_error(error: click.ClickException) -> click.ClickException:
     """``error`` with the filter's exit status for errors."""
-    error.exit_code = EXIT_FILTER_ERROR  # type: ignore[misc]  # click declares the default on the class
+    error.exit_code = EXIT_FILTER_ERROR
     return error
 
 
