@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
@@ -12,6 +13,9 @@ from .report import Document, ReadReport, decode
 
 LINE_FORMATS = ("tsv", "jsonl", "fasttext")
 _FASTTEXT_PREFIX = "__label__"
+#: What separates fastText's words: any of these, not only a space (its labels end at a tab too).
+_FASTTEXT_SPACE_CHARS = " \t\v\f\r\x00"
+_FASTTEXT_SPACE = re.compile(f"[{_FASTTEXT_SPACE_CHARS}]+")
 
 
 def sniff(first_line: bytes) -> str | None:
@@ -80,9 +84,15 @@ def _parse_jsonl(text: str, where: str) -> tuple[str, str]:
 
 
 def _parse_fasttext(text: str, where: str) -> tuple[str, str]:
-    head, _, body = text.lstrip().partition(" ")
+    head, *rest = _FASTTEXT_SPACE.split(text.lstrip(_FASTTEXT_SPACE_CHARS), maxsplit=1)
     if not head.startswith(_FASTTEXT_PREFIX):
         raise DataError(f"{where}: line does not start with {_FASTTEXT_PREFIX}LABEL")
+    body = rest[0] if rest else ""
+    if _FASTTEXT_PREFIX in body:  # fastText takes every word with the prefix as a label
+        labels = [word for word in _FASTTEXT_SPACE.split(body) if word.startswith(_FASTTEXT_PREFIX)]
+        if labels:
+            raise DataError(f"{where}: {1 + len(labels)} labels ({head}, {', '.join(labels)}); nbtext gives a "
+                            f"document one class: keep one {_FASTTEXT_PREFIX}LABEL a line")
     return head[len(_FASTTEXT_PREFIX):], body
 
 
