@@ -24,6 +24,10 @@ csv.field_size_limit(sys.maxsize)
 
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 
+#: Before Python 3.11 the csv module stops at a NUL ("line contains NUL"). A NUL goes through it
+#: as this lone surrogate, which no decoding makes (surrogateescape gives only U+DC80-U+DCFF).
+_NUL_STAND_IN = "\udc00" if sys.version_info < (3, 11) else None
+
 
 @dataclass(frozen=True)
 class Columns:
@@ -41,7 +45,10 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
     with open(path, "rb") as handle:
         codec = text_encoding(encoding, handle.read(4))
     with open(path, encoding=codec, errors="surrogateescape", newline="") as handle:
-        rows = csv.reader(handle, delimiter=delimiter)
+        lines: Iterator[str] = handle
+        if _NUL_STAND_IN:
+            lines = (line.replace("\0", _NUL_STAND_IN) for line in handle)
+        rows = csv.reader(lines, delimiter=delimiter)
         header = next(rows, None)
         if header is None:
             return
@@ -57,6 +64,8 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
             if not row:
                 report.skip("blank line", where)
                 continue
+            if _NUL_STAND_IN:
+                row = [field.replace(_NUL_STAND_IN, "\0") for field in row]
             fields = {name: row[i] if i < len(row) else "" for name, i in index.items()}
             yield from _document(fields.get, where, columns, report, codec)
         if progress is not None:
