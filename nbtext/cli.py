@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -801,6 +802,10 @@ def _blocks(batches: Iterable[tuple[list, bool]], size: int) -> Iterator[tuple[l
         yield block, block_from_stdin
 
 
+#: A surrogate escape: a byte of a file name that is not valid UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> str:
     """predict's output lines for one batch of documents."""
     import numpy as np
@@ -824,7 +829,10 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
                 record["proba"] = top[0][1]
             if k > 1:
                 record["top"] = [{"label": c, "proba": p} if proba else {"label": c} for c, p in top]
-            lines.append(json.dumps(record, ensure_ascii=False))
+            line = json.dumps(record, ensure_ascii=False)
+            if not line.isascii() and _SURROGATE.search(line):  # a name not valid UTF-8: JSON escapes it
+                line = json.dumps(record)
+            lines.append(line)
         else:
             fields = [] if from_stdin else [tsv_field(_identity(doc))]
             for label, p in top:
@@ -1078,7 +1086,20 @@ def main() -> None:
     """
     if not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    _names_as_their_bytes(sys.stdout)
     cli.main(prog_name="nbtext")
+
+
+def _names_as_their_bytes(stream) -> None:
+    """A file name that is not valid UTF-8 (a latin-1 ``caf\xe9.txt``) reaches Python as
+    surrogate escapes; under a UTF-8 locale such as en_US.UTF-8 stdout refuses them, and
+    predict and filter stopped at that file. Written back as the name's own bytes, as ls does,
+    the name stays one that ``cut -f1 | xargs cat`` can open."""
+    import codecs
+
+    encoding = getattr(stream, "encoding", None)
+    if encoding and codecs.lookup(encoding).name == "utf-8" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="surrogateescape")
 
 
 def _quiet_pipe() -> None:

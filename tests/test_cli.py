@@ -318,6 +318,25 @@ def test_the_command_gives_numpy_one_blas_thread_unless_the_user_chose(chosen, t
     assert found == [threads]
 
 
+def test_a_file_name_that_is_not_utf8_is_printed_as_its_own_bytes(tmp_path, tickets_model):
+    """A latin-1 name (caf\xe9.txt) under a UTF-8 locale whose stdout is strict, as
+    en_US.UTF-8's is: predict stopped there with a UnicodeEncodeError. TSV gives the name's
+    bytes, as ls does; JSONL escapes them, and the escape reads back to the same bytes."""
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    name = os.path.join(os.fsencode(folder), b"caf\xe9.txt")
+    with open(name, "wb") as handle:
+        handle.write(b"where is my parcel")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    tsv = subprocess.run([sys.executable, "-m", "nbtext", "predict", tickets_model, folder], env=env,
+                         capture_output=True)
+    assert (tsv.returncode, tsv.stdout) == (0, name + b"\tshipping\n")
+    jsonl = subprocess.run([sys.executable, "-m", "nbtext", "predict", tickets_model, folder, "--format", "jsonl"],
+                           env=env, capture_output=True)
+    assert jsonl.returncode == 0 and b"caf\\udce9.txt" in jsonl.stdout
+    assert os.fsencode(json.loads(jsonl.stdout)["path"]) == name
+
+
 def test_shell_completion_offers_commands_and_choices():
     """README's completion line: the shell asks the installed command itself."""
     def complete(*words: str) -> list[str]:
