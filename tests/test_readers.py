@@ -35,9 +35,38 @@ def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
         "hidden": [".git", "ham/.DS_Store"],
         "not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)": ["README"],
         "not a regular file": ["spam/fifo"],
-        "link to a folder (not followed)": ["spam/link-to-ham"],
+        "link to a folder read elsewhere (not read twice)": ["spam/link-to-ham"],
         "broken link or unreadable": ["spam/broken"],
     }
+
+
+def test_class_folders_may_be_links_and_every_folder_is_read_once(tmp_path):
+    """`ln -s ~/Maildir/.Junk/cur data/spam` is a common way to lay out training data: such
+    links are read, with the link's name as the label. A link to a folder the tree holds
+    anyway (another class's, the tree itself: a loop) or that another link reached first is
+    skipped and counted, so no document is read twice or under a second label."""
+    import shutil
+
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(TICKETS / "train" / "billing", elsewhere / "billing")
+    shutil.copytree(TICKETS / "train" / "shipping", elsewhere / "shipping")
+    data = tmp_path / "data"
+    (data / "technical").mkdir(parents=True)
+    shutil.copy(TICKETS / "train" / "technical" / "000.txt", data / "technical")
+    os.symlink(elsewhere / "billing", data / "billing")
+    os.symlink(elsewhere / "shipping", data / "shipping")
+    os.symlink(elsewhere / "shipping", data / "technical" / "same-again")  # reached first by data/shipping
+    os.symlink(data, data / "technical" / "loop")
+    os.symlink(data / "billing", data / "technical" / "into-billing")
+    corpus = LabelledCorpus([str(data)])
+    docs = list(corpus)
+    assert corpus.report.labels == {"billing": 81, "shipping": 81, "technical": 1}
+    assert len({doc.source for doc in docs}) == len(docs) == 163
+    assert docs[0].source == str(data / "technical" / "000.txt")  # the tree first, then its links
+    assert sorted(os.path.relpath(p, data) for p in corpus.report.skipped["link to a folder read elsewhere (not "
+                                                                           "read twice)"]) == [
+        "technical/into-billing", "technical/loop", "technical/same-again"]
+    assert set(corpus.report.skipped) == {"link to a folder read elsewhere (not read twice)"}
 
 
 def test_invalid_bytes_are_replaced_and_reported():

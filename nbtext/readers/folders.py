@@ -16,23 +16,65 @@ Entry = tuple[str, "str | None", int]
 OUTSIDE_CLASS_FOLDERS = "not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)"
 
 
+#: Why a link to a folder is not followed: its folder is read under another path.
+READ_ELSEWHERE = "link to a folder read elsewhere (not read twice)"
+
+
 def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
     """Every document file below ``root`` in a stable order; the rest is counted in ``report``.
 
-    Hidden entries, non-regular files and links to folders are skipped and counted. With
-    ``labelled`` a file's label is its first-level subfolder, so files lying directly in
-    ``root`` have none and are skipped and counted too. Folders come in name order, each one's
-    files before its subfolders'.
+    Hidden entries and non-regular files are skipped and counted. With ``labelled`` a file's
+    label is its first-level subfolder, so files lying directly in ``root`` have none and are
+    skipped and counted too. Folders come in name order, each one's files before its
+    subfolders'. Links to folders are followed after the rest of the tree is listed, so that
+    every folder is read once, under its own path where the tree holds it: a link to a folder
+    read elsewhere (another class's, or one above it, which would loop) is skipped and counted.
     """
     entries: list[Entry] = []
-    _list_into(entries, root, None, report, labelled)
+    walk = _Walk(entries, report, labelled, seen=set())
+    walk.folder(root, None)
+    while walk.links:  # breadth by breadth: links met inside linked folders come after
+        links, walk.links = walk.links, []
+        for path, label in links:
+            try:
+                info = os.stat(path)
+            except OSError:
+                report.skip("broken link or unreadable", path)
+                continue
+            if (info.st_dev, info.st_ino) in walk.seen:
+                report.skip(READ_ELSEWHERE, path)
+            else:
+                walk.folder(path, label)
     return entries
 
 
-def _list_into(entries: list[Entry], folder: str, label: str | None, report: ReadReport, labelled: bool) -> None:
-    """Append ``folder``'s document files to ``entries``, then its subfolders'. The kind of each
-    entry comes from the folder listing itself; only a document file costs a ``stat`` (its
-    size)."""
+class _Walk:
+    """One listing's state: the entries so far, the real folders read (device, inode), and the
+    links to folders met but not yet followed, with the label their files would take."""
+
+    def __init__(self, entries: list[Entry], report: ReadReport, labelled: bool, seen: set[tuple[int, int]]) -> None:
+        self.entries, self.report, self.labelled, self.seen = entries, report, labelled, seen
+        self.links: list[tuple[str, str | None]] = []
+
+    def folder(self, folder: str, label: str | None) -> None:
+        """List ``folder``'s document files, then its subfolders' (links kept for later)."""
+        try:
+            self.seen.add(_identity(os.stat(folder)))
+        except OSError as error:
+            self.report.skip("unreadable folder", str(error.filename))
+            return
+        _list_into(self, folder, label)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def _list_into(walk: _Walk, folder: str, label: str | None) -> None:
+    """Append ``folder``'s document files to the walk's entries, then its subfolders'. The
+    kind of each entry comes from the folder listing itself; only a document file costs a
+    ``stat`` (its size), and a folder one more (its identity)."""
+    entries, report, labelled = walk.entries, walk.report, walk.labelled
     try:
         with os.scandir(folder) as listing:
             children = sorted(listing, key=lambda entry: entry.name)
@@ -48,7 +90,7 @@ def _list_into(entries: list[Entry], folder: str, label: str | None, report: Rea
         if child.name.startswith("."):
             report.skip("hidden", child.path)
         elif child.is_symlink():
-            report.skip("link to a folder (not followed)", child.path)
+            walk.links.append((child.path, label or child.name))
         else:
             subfolders.append(child)
     for child in files:
@@ -67,7 +109,12 @@ def _list_into(entries: list[Entry], folder: str, label: str | None, report: Rea
         else:
             entries.append((child.path, label if labelled else None, info.st_size))
     for child in subfolders:
-        _list_into(entries, child.path, label or child.name, report, labelled)
+        try:
+            walk.seen.add(_identity(child.stat(follow_symlinks=False)))
+        except OSError:
+            report.skip("unreadable folder", child.path)
+            continue
+        _list_into(walk, child.path, label or child.name)
 
 
 def read_files(
