@@ -3,6 +3,7 @@ maildir give exactly what the folder of message files gives."""
 
 from __future__ import annotations
 
+import json
 import mailbox
 import re
 from collections import Counter
@@ -125,14 +126,30 @@ def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
     by_file = run(["predict", tmp_path / "m.joblib", mail_layouts / "folder", "--format", "jsonl"]).stdout
     box_paths = [mail_layouts / layout / label / ("inbox.mbox" if layout == "mbox" else "") for label in ("ham", "spam")]
     by_box = run(["predict", tmp_path / "m.joblib", *box_paths, "--format", "jsonl"]).stdout
-    import json
-
     def labels_by_id(output: str) -> Counter:
         return Counter((r.get("message_id"), r["label"]) for r in map(json.loads, output.splitlines()))
 
     assert labels_by_id(by_file) == labels_by_id(by_box)
     first = json.loads(by_box.splitlines()[0])
     assert first["path"] == f"{box_paths[0]}:1".replace("/:1", ":1") and first["message_id"].startswith("<")
+
+
+def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, tmp_path):
+    """CRLF line ends: predict and filter took the 150 messages for one, since the check for
+    a second message looked for LF LF From only."""
+    lf = mail_layouts / "mbox" / "spam" / "inbox.mbox"
+    crlf = tmp_path / "inbox.mbox"
+    crlf.write_bytes(lf.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "m.joblib"])
+    def answers(path) -> list[tuple[str, str]]:
+        output = run(["predict", tmp_path / "m.joblib", path, "--format", "jsonl"]).stdout
+        return [(record["message_id"], record["label"]) for record in map(json.loads, output.splitlines())]
+
+    expected = answers(lf)
+    assert len(expected) == 150 and answers(crlf) == expected
+    verdicts = run(["filter", tmp_path / "m.joblib", crlf]).stdout.splitlines()
+    assert [line.split("\t")[0] for line in verdicts] == [f"{crlf}:{i} {message_id}"
+                                                         for i, (message_id, _) in enumerate(expected, 1)]
 
 
 def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):

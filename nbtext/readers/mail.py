@@ -312,12 +312,13 @@ def is_maildir(path: str) -> bool:
 
 def is_mbox(path: str) -> bool:
     """A file that starts with an mbox ``From `` line and holds more than one message (a lone
-    message with a ``From `` line, as many mail stores keep them, reads the same as mail)."""
+    message with a ``From `` line, as many mail stores keep them, reads the same as mail).
+    Its lines may end in CRLF, as a mailbox written on Windows does."""
     try:
         with open(path, "rb") as handle:
             if handle.read(5) != b"From ":
                 return False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return data.find(b"\n\nFrom ") >= 0
+                return data.find(b"\n\nFrom ") >= 0 or data.find(b"\n\r\nFrom ") >= 0
     except (OSError, ValueError):
         return False
