@@ -28,7 +28,7 @@ def as_mail(spamassassin):
     return {doc.source.rsplit("/", 1)[1]: doc for doc in corpus}, corpus.report
 
 
-def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail):
+def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail, spamassassin):
     docs, report = as_mail
     assert len(docs) == report.documents == 3000
     assert Counter(doc.label for doc in docs.values()) == {"ham": 2500, "spam": 500}
@@ -38,6 +38,14 @@ def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail):
     assert docs["spam.00035.7ce3307b56dd90453027a6630179282e"].text.startswith("Subject: [광고]")  # ks_c_5601
     assert "烏鴉" in docs["spam.00252.7e355e0c5fd1de609684544262435579"].text                # big5
     assert "Michèl wrote" in docs["easy_ham.01307.4b06bdd9604366d63b4106aa8c715c06"].text    # iso-8859-1
+    # HTML whose MIME header names no charset, but whose <meta> does, as mail clients read it;
+    # raw 8-bit in the Subject read by the same charset
+    assert "中山市欧威照明器材厂" in docs["spam.00321.22ec127de780c31da00ae5e1c1aa32e4"].text     # gb2312
+    turkish = "spam.00336.92409253178027f58e2c072a7e82791e"                                       # windows-1254
+    assert docs[turkish].text.startswith("Subject: Yeni sürümde\n") and "virüs kontrolünden" in docs[turkish].text
+    assert not {f"{spamassassin}/spam/{name}" for name in ("spam.00321.22ec127de780c31da00ae5e1c1aa32e4", turkish)} \
+        & set(report.replaced)
+    assert len(report.replaced) == 50
     assert report.attachments > 0
     assert report.lines()[0] == "read 3,000 documents"
 

@@ -103,11 +103,8 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     malformed = _broken(message)
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
-    subject, replaced = _header_text(message.get("Subject", ""), body_charset)
-    # Kept as a "Subject:" line, even when empty: the word pair it makes with the first word
-    # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
-    # body's first word), and Subject-only stores read as they do as text.
-    parts = [f"Subject: {subject}" if "Subject" in message else ""]
+    replaced = False
+    parts = []
     for part in message.walk():
         if part.is_multipart():
             continue
@@ -123,9 +120,18 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         except Exception:  # a broken transfer encoding: keep what is there
             malformed = True
             payload = str(part.get_payload()).encode("utf-8", "replace")
-        text, lossy = decode_part(payload, part.get_content_charset())
+        html = part.get_content_subtype() == "html"
+        charset = part.get_content_charset() or (html_charset(payload) if html else None)
+        body_charset = body_charset or charset  # raw 8-bit in the Subject is most likely in it too
+        text, lossy = decode_part(payload, charset)
         replaced |= lossy
-        parts.append(html_to_text(text) if part.get_content_subtype() == "html" else text)
+        parts.append(html_to_text(text) if html else text)
+    subject, lossy = _header_text(message.get("Subject", ""), body_charset)
+    # Kept as a "Subject:" line, even when empty: the word pair it makes with the first word
+    # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
+    # body's first word), and Subject-only stores read as they do as text.
+    parts.insert(0, f"Subject: {subject}" if "Subject" in message else "")
+    replaced |= lossy
     tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [])]
     if tokens:
         parts.append(" ".join(tokens))
@@ -140,6 +146,22 @@ def _broken(part: email.message.Message) -> bool:
     import email.errors
 
     return any(not isinstance(d, email.errors.MissingHeaderBodySeparatorDefect) for d in part.defects)
+
+
+#: An HTML page's own charset, in a meta tag near its start (where browsers look, the first 1,024 bytes).
+_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+def html_charset(payload: bytes) -> str | None:
+    """The charset an HTML part names for itself in a ``<meta>`` tag, which mail clients honour,
+    as browsers do, when its MIME header names none (spam written in GB2312 or Windows-1251
+    often says so only there).
+
+    >>> html_charset(b"<html><head><meta http-equiv=Content-Type content='text/html; charset=gb2312'>")
+    'gb2312'
+    """
+    found = _META_CHARSET.search(payload, 0, 1024)
+    return found.group(1).decode("ascii") if found else None
 
 
 def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
