@@ -1087,7 +1087,25 @@ def main() -> None:
     if not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
     _names_as_their_bytes(sys.stdout)
+    _stop_cleanly_on(("SIGTERM", "SIGHUP"))
     cli.main(prog_name="nbtext")
+
+
+def _stop_cleanly_on(names: tuple[str, ...]) -> None:
+    """``kill``, ``timeout`` and a closed terminal end a run as Ctrl-C does, through its
+    clean-up: worker processes stopped (killed outright, the parent left them running, with
+    the forkserver), a half-written model's temporary file removed. The exit status stays
+    128 + the signal's number, as the shell reports a killed process. A signal the caller
+    ignores (``nohup``) stays ignored."""
+    import signal
+
+    def stop(number: int, _frame: Any) -> None:
+        raise SystemExit(128 + number)
+
+    for name in names:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            signal.signal(number, stop)
 
 
 def _names_as_their_bytes(stream) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 
-from .conftest import REPO, TICKETS, nbtext_process, run
+from .conftest import REPO, TICKETS, corpus_path, nbtext_process, run
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -269,6 +269,47 @@ def test_filter_says_it_reads_a_message_typed_at_the_terminal(tmp_path):
         os.write(keyboard, b"Can I pay the invoice by bank transfer?\n\x04")
         assert process.wait(timeout=30) == 0  # spam: billing is this filter's spam
         assert process.stdout.read().startswith(b"Spam\t")
+
+
+def _forkservers() -> set[int]:
+    """The processes of multiprocessing's forkservers (and the workers forked from them)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if b"multiprocessing.forkserver" in handle.read():
+                    found.add(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the worker processes in /proc")
+def test_kill_stops_the_workers_as_ctrl_c_does(tmp_path):
+    """`timeout 60 nbtext train ... --jobs 2` sends SIGTERM: the command died at once and left
+    its forkserver and a worker running, counting for nobody. Now the run ends through the
+    same clean-up as Ctrl-C, exit status 143 as for a killed process, nothing left behind."""
+    import time
+
+    news = corpus_path("20news-bydate") / "train"
+    before = _forkservers()
+    process = nbtext_process("train", news, "--jobs", "2", "-o", tmp_path / "m.joblib", stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not _forkservers() - before and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    assert _forkservers() - before, "no worker process started"
+    process.terminate()
+    status = process.wait(timeout=30)
+    process.stderr.close()
+    deadline = time.monotonic() + 10
+    while _forkservers() - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _forkservers() - before
+    for pid in left:  # not to leave them running after the test either
+        os.kill(pid, 9)
+    assert not left
+    assert status == 143
+    assert os.listdir(tmp_path) == []  # no model, and no half-written temporary file
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
