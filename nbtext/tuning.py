@@ -142,6 +142,9 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     {'alpha': [0.1, 1], 'ngram_range': [(1, 2)], 'char_ngrams': [None]}
     >>> read_grid(None) == DEFAULT_GRID
     True
+    >>> read_grid('{"alpha": [0.1, 0]}')
+    Traceback (most recent call last):
+    nbtext.errors.DataError: alpha 0: the smoothing must be a number above 0, e.g. 0.1
     """
     if not spec:
         return dict(DEFAULT_GRID)
@@ -160,6 +163,10 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     for key in ("ngram_range", "char_ngrams"):
         if key in grid:
             grid[key] = [tuple(value) if value else None for value in grid[key]]
+    bad_alpha = next((a for a in grid.get("alpha", []) if isinstance(a, bool) or not isinstance(a, (int, float))
+                      or not a > 0), None)
+    if bad_alpha is not None:
+        raise DataError(f"alpha {bad_alpha!r}: the smoothing must be a number above 0, e.g. 0.1")
     return grid
 
 

@@ -464,6 +464,9 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     assert [line.split()[:2] for line in again.stdout.splitlines()[2:]] == [line.split()[:2] for line in board[2:]]
     bad = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"beta": [1]}'], expect=2)
     assert "unknown setting 'beta'" in bad.stderr
+    negative = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"alpha": [0.1, -1]}'], expect=2)
+    assert negative.stderr.endswith("Error: Invalid value for --grid: alpha -1: the smoothing must be a number "
+                                    "above 0, e.g. 0.1\n")  # it was a ValueError traceback, after all the reading
 
 
 def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):
