@@ -24,7 +24,7 @@ from .counting import FrozenCounts
 from .errors import DataError, NbtextError
 from .model import Model
 from .readers import Document, FileBatch, LabelledCorpus, ReadReport
-from .readers.folders import Entry, list_folder
+from .readers.folders import GONE, UNREADABLE, Entry, list_folder
 
 #: Bytes of documents per training shard: big enough to amortise a task, small enough that a
 #: lost worker costs little.
@@ -87,15 +87,18 @@ def count_shard(entries: list[Entry], mail: bool, encoding: str, analyzer: dict[
 
 def _read_on_worker(entries: list[Entry], mail: bool, encoding: str,
                     headers: Sequence[str]) -> tuple[list[Document], ReadReport]:
-    """The documents of some files, read by this worker; a file it cannot see is a DataError."""
+    """The documents of some files, read by this worker; a file it cannot see is a DataError:
+    where a single machine skips and counts a file gone since it was listed, a worker that
+    cannot read the listed files most likely does not see the client's filesystem, and
+    skipping would train on whatever part it does see."""
     import socket
 
     report = ReadReport()
-    try:
-        documents = list(FileBatch(entries, mail, encoding, tuple(headers)).read(report))
-    except OSError as error:
-        raise DataError(f"worker {socket.gethostname()} cannot read {error.filename}: {error.strerror} "
-                        "(every worker must see the files at the same path)") from None
+    documents = list(FileBatch(entries, mail, encoding, tuple(headers)).read(report))
+    for reason, paths in report.skipped.items():
+        if reason == GONE or reason.startswith(UNREADABLE):
+            raise DataError(f"worker {socket.gethostname()} cannot read {paths[0]}: {reason} "
+                            "(every worker must see the files at the same path)")
     return documents, report
 
 

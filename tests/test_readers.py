@@ -69,6 +69,41 @@ def test_class_folders_may_be_links_and_every_folder_is_read_once(tmp_path):
     assert set(corpus.report.skipped) == {"link to a folder read elsewhere (not read twice)"}
 
 
+def test_a_file_gone_or_unreadable_after_listing_is_skipped_and_counted(tmp_path):
+    """A live mail folder changes under a nightly job: a message deleted, or moved by a mail
+    client, after the folder was listed stopped the whole run with a FileNotFoundError."""
+    import shutil
+
+    shutil.copytree(TICKETS / "test", tmp_path / "data")
+    corpus = LabelledCorpus([str(tmp_path / "data")])  # listed here
+    gone, odd = tmp_path / "data" / "billing" / "005.txt", tmp_path / "data" / "shipping" / "007.txt"
+    gone.unlink()
+    odd.unlink()
+    odd.mkdir()  # a folder where a file was listed: reading it fails
+    docs = list(corpus)
+    assert len(docs) == 118 and str(gone) not in {doc.source for doc in docs}
+    assert corpus.report.skipped == {"gone before it was read (moved or deleted meanwhile)": [str(gone)],
+                                     "unreadable (Is a directory)": [str(odd)]}
+
+
+def test_a_maildir_message_a_mail_client_moves_while_it_is_read(tmp_path):
+    import mailbox
+
+    from nbtext.readers.mail import iter_maildir
+
+    box = mailbox.Maildir(tmp_path / "inbox")
+    for n in range(5):
+        box.add(f"Subject: message {n}\n\nbody {n}\n".encode())
+    new = sorted((tmp_path / "inbox" / "new").iterdir(), key=lambda path: path.name)  # the reading order
+    expected = [path.read_text().split("\n")[0] for path in new[:3] + new[4:]]
+    documents = iter_maildir(str(tmp_path / "inbox"), None, report := ReadReport(), headers=())
+    read = [next(documents)]  # the maildir listed, its first message read
+    os.rename(new[3], tmp_path / "inbox" / "cur" / (new[3].name + ":2,S"))  # seen by the user meanwhile
+    read += list(documents)
+    assert [doc.text.split("\n")[0] for doc in read] == expected and len(expected) == 4
+    assert report.skipped == {"gone before it was read (moved or deleted meanwhile)": [str(new[3])]}
+
+
 def test_invalid_bytes_are_replaced_and_reported():
     corpus = LabelledCorpus([str(TICKETS / "train")])
     docs = {d.source: d for d in corpus}

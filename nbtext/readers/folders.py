@@ -126,11 +126,32 @@ def read_files(
 ) -> Iterator[Document]:
     """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted)."""
     for path, label, size in entries:
-        raw = read_bytes(path, size)
-        text, replaced = decode_file(raw, encoding)
-        yield report.add(Document(text, label, path), replaced=replaced)
+        raw = read_listed(path, size, report)
+        if raw is not None:
+            text, replaced = decode_file(raw, encoding)
+            yield report.add(Document(text, label, path), replaced=replaced)
         if progress is not None:
-            progress(len(raw))
+            progress(size if raw is None else len(raw))
+
+
+#: Why a listed file is skipped when it is read: a mail client or delivery agent moved it
+#: meanwhile (maildir's new/ to cur/), or it was deleted.
+GONE = "gone before it was read (moved or deleted meanwhile)"
+#: The start of the reason for a listed file that cannot be read; the system's reason follows.
+UNREADABLE = "unreadable "
+
+
+def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:
+    """The bytes of a file that a listing found, or None where it has gone since or cannot be
+    read, skipped and counted: a live mail folder changes under a nightly job, and one message
+    lost to a rename must not stop the answers for all the others."""
+    try:
+        return read_bytes(path, size)
+    except FileNotFoundError:
+        report.skip(GONE, path)
+    except OSError as error:
+        report.skip(f"{UNREADABLE}({error.strerror or error})", path)
+    return None
 
 
 def read_bytes(path: str, size: int | None = None) -> bytes:

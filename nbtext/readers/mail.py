@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import email.message
 
-from .folders import read_bytes
+from .folders import read_listed
 from .report import Document, ReadReport, decode
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
@@ -292,7 +292,9 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
                        progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per message file of ``entries`` (path, label, size), in order."""
     for path, label, size in entries:
-        yield read_message(read_bytes(path, size), path, label, report, headers)
+        raw = read_listed(path, size, report)
+        if raw is not None:
+            yield read_message(raw, path, label, report, headers)
         if progress is not None:
             progress(size)
 
@@ -322,10 +324,11 @@ def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequ
     )
     files.sort(key=os.path.basename)
     for index, file in enumerate(files, 1):
-        raw = read_bytes(file)
-        yield read_message(raw, f"{path}:{index}", label, report, headers)
-        if progress is not None:
-            progress(len(raw))
+        raw = read_listed(file, None, report)
+        if raw is not None:
+            yield read_message(raw, f"{path}:{index}", label, report, headers)
+            if progress is not None:
+                progress(len(raw))
 
 
 def is_maildir(path: str) -> bool:
