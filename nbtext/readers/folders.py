@@ -12,12 +12,16 @@ from .report import Document, ReadReport, decode_file
 Entry = tuple[str, "str | None", int]
 
 
-#: Why a file directly in DATA is skipped, and the layout that fixes it.
+# Why an entry is skipped, as the read report says it.
+#: A file directly in DATA, and the layout that fixes it.
 OUTSIDE_CLASS_FOLDERS = "not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)"
-
-
-#: Why a link to a folder is not followed: its folder is read under another path.
+#: A link to a folder read under another path.
 READ_ELSEWHERE = "link to a folder read elsewhere (not read twice)"
+#: A listed file gone when it is read: a mail client or delivery agent moved it meanwhile
+#: (maildir's new/ to cur/), or it was deleted.
+GONE = "gone before it was read (moved or deleted meanwhile)"
+#: The start of the reason for a listed file that cannot be read; the system's reason follows.
+UNREADABLE = "unreadable "
 
 
 def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
@@ -31,7 +35,7 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
     read elsewhere (another class's, or one above it, which would loop) is skipped and counted.
     """
     entries: list[Entry] = []
-    walk = _Walk(entries, report, labelled, seen=set())
+    walk = _Walk(entries, report, labelled)
     walk.folder(root, None)
     while walk.links:  # breadth by breadth: links met inside linked folders come after
         links, walk.links = walk.links, []
@@ -41,7 +45,7 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
             except OSError:
                 report.skip("broken link or unreadable", path)
                 continue
-            if (info.st_dev, info.st_ino) in walk.seen:
+            if _identity(info) in walk.seen:
                 report.skip(READ_ELSEWHERE, path)
             else:
                 walk.folder(path, label)
@@ -52,8 +56,9 @@ class _Walk:
     """One listing's state: the entries so far, the real folders read (device, inode), and the
     links to folders met but not yet followed, with the label their files would take."""
 
-    def __init__(self, entries: list[Entry], report: ReadReport, labelled: bool, seen: set[tuple[int, int]]) -> None:
-        self.entries, self.report, self.labelled, self.seen = entries, report, labelled, seen
+    def __init__(self, entries: list[Entry], report: ReadReport, labelled: bool) -> None:
+        self.entries, self.report, self.labelled = entries, report, labelled
+        self.seen: set[tuple[int, int]] = set()
         self.links: list[tuple[str, str | None]] = []
 
     def folder(self, folder: str, label: str | None) -> None:
@@ -133,12 +138,6 @@ def read_files(
         if progress is not None:
             progress(size if raw is None else len(raw))
 
-
-#: Why a listed file is skipped when it is read: a mail client or delivery agent moved it
-#: meanwhile (maildir's new/ to cur/), or it was deleted.
-GONE = "gone before it was read (moved or deleted meanwhile)"
-#: The start of the reason for a listed file that cannot be read; the system's reason follows.
-UNREADABLE = "unreadable "
 
 
 def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:
