@@ -1093,9 +1093,9 @@ def main() -> None:
 
 def _stop_cleanly_on(names: tuple[str, ...]) -> None:
     """``kill``, ``timeout`` and a closed terminal end a run as Ctrl-C does, through its
-    clean-up: worker processes stopped (killed outright, the parent left them running, with
-    the forkserver), a half-written model's temporary file removed. The exit status stays
-    128 + the signal's number, as the shell reports a killed process. A signal the caller
+    clean-up: worker processes stopped (a kill that ended only this process left them and the
+    forkserver running), a half-written model's temporary file removed. The exit status stays
+    128 + the signal's number, as a shell reports for a killed process. A signal the caller
     ignores (``nohup``) stays ignored."""
     import signal
 
