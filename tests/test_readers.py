@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from nbtext.errors import DataError
-from nbtext.readers import LabelledCorpus, ReadReport, iter_unlabelled
+from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
 
 from .conftest import TICKETS, corpus_path
@@ -163,6 +163,23 @@ def test_fasttext_words_end_at_any_white_space_and_a_line_has_one_label(tmp_path
     path.write_bytes(b"__label__ham the __label__ prefix, quoted: __label__x\n")  # a label word anywhere
     with pytest.raises(DataError, match=r"data.txt:1: 3 labels \(__label__ham, __label__, __label__x\)"):
         list(LabelledCorpus([str(path)]))
+
+
+def test_a_tsv_header_row_is_not_a_document(tmp_path):
+    """pandas and spreadsheets write 'label<TAB>text' first: it trained a class 'label' of one
+    document. It is skipped and counted; 'text<TAB>label' means the columns are the other way
+    round, which the line format would misread row by row, so it stops with the fix."""
+    path = tmp_path / "data.tsv"
+    path.write_bytes(b"Label\tText\nspam\tWin cash\nham\tSee you\n")
+    corpus = LabelledCorpus([str(path)])
+    assert [(d.label, d.text) for d in corpus] == [("spam", "Win cash"), ("ham", "See you")]
+    assert corpus.report.skipped == {"header row": [f"{path}:1"]}
+    path.write_bytes(b"text\tlabel\nWin cash\tspam\n")
+    with pytest.raises(DataError, match=r"data.tsv:1: a header 'text<TAB>label': these rows put the text first; read "
+                                        r"them as a table: --text-column text --label-column label"):
+        list(LabelledCorpus([str(path)]))
+    assert [(d.label, d.text) for d in LabelledCorpus([str(path)], columns=Columns("text", "label"))] == [
+        ("spam", "Win cash")]
 
 
 def test_bad_json_and_unknown_formats(tmp_path):

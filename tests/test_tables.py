@@ -116,3 +116,25 @@ def test_a_nul_byte_in_a_table_is_kept_on_every_python(sms_rows, tmp_path):
     corpus = LabelledCorpus([str(path)])
     assert [(doc.label, doc.text) for doc in corpus] == rows
     assert corpus.report.replaced == []
+
+
+def test_columns_are_refused_where_no_table_is_read(tmp_path, tickets_model):
+    """--text-column on stdin ended train in a FileNotFoundError for '-', and predict read each
+    line of the piped CSV, header too, as a document; on a file that is no table predict read
+    it whole as one document. Each now says where columns are read."""
+    table = "text,label\nwhere is my parcel,shipping\n"
+    error = run(["train", "-", "--input-format", "tsv", "--text-column", "text", "-o", tmp_path / "m"],
+                input=table, expect=1).stderr
+    assert error.endswith("Error: --text-column, --label-column, --id-column and --skip-unlabelled read a table "
+                          "or JSONL file by name, not stdin: save it to a file first (e.g. > data.tsv)\n")
+    error = run(["predict", tickets_model, "--text-column", "text"], input=table, expect=1).stderr
+    assert error.endswith("Error: stdin: --text-column and --id-column read tables and JSONL files by name (.csv, "
+                          ".tsv, .tab, .jsonl, .ndjson); save the table to a file first\n")
+    notes = tmp_path / "notes.txt"
+    notes.write_text(table)
+    error = run(["predict", tickets_model, notes, "--text-column", "text"], expect=1).stderr
+    assert error.endswith(f"Error: {notes}: --text-column and --id-column read tables and JSONL files by name "
+                          "(.csv, .tsv, .tab, .jsonl, .ndjson); this is none of them\n")
+    (tmp_path / "table.csv").write_text(table)
+    assert run(["predict", tickets_model, tmp_path / "table.csv", "--text-column", "text"]).stdout == \
+        f"{tmp_path / 'table.csv'}:2\tshipping\n"

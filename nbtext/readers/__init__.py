@@ -135,6 +135,9 @@ class LabelledCorpus:
 
     def _plan_one(self, path: str, input_format: str | None) -> tuple[str | None, list, int | None]:
         if path == "-":
+            if self.columns is not None:  # the table and field readers take files, by name
+                raise DataError("--text-column, --label-column, --id-column and --skip-unlabelled read a table or "
+                                "JSONL file by name, not stdin: save it to a file first (e.g. > data.tsv)")
             return input_format, [], None
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
@@ -256,7 +259,11 @@ def iter_unlabelled(
                 fmt = "maildir"
             elif os.path.isfile(path) and is_mbox(path):
                 fmt = "mbox"
-        if columns is not None and _suffix(path) in (*DELIMITERS, ".jsonl", ".ndjson"):
+        if columns is not None and _suffix(path) not in (*DELIMITERS, ".jsonl", ".ndjson"):
+            raise DataError(f"{'stdin' if path == '-' else path}: --text-column and --id-column read tables and "
+                            f"JSONL files by name ({', '.join((*DELIMITERS, '.jsonl', '.ndjson'))}); "
+                            f"{'save the table to a file first' if path == '-' else 'this is none of them'}")
+        if columns is not None:
             rows_of = Columns(columns.text, None, columns.id)
             if _suffix(path) in DELIMITERS:
                 rows = read_table(path, DELIMITERS[_suffix(path)], rows_of, report, encoding=encoding)

@@ -55,10 +55,24 @@ def read_labelled_lines(
             continue
         text, replaced = decode(raw, encoding)
         label, body = parse(text, where)
+        if number == 1 and fmt == "tsv" and _is_header(label, body, where):
+            report.skip("header row", where)
+            continue
         label = label.strip()
         if not label:
             raise DataError(f"{where}: empty label")
         yield report.add(Document(body, label, where), replaced=replaced)
+
+
+def _is_header(label: str, body: str, where: str) -> bool:
+    """Whether a TSV's first line is a header naming its columns, as pandas and spreadsheets
+    write one: ``label<TAB>text`` is skipped (it would train a class 'label'); the other order
+    means the rows are TEXT<TAB>LABEL, which only the table reader takes."""
+    names = (label.strip().lower(), body.strip().lower())
+    if names == ("text", "label"):
+        raise DataError(f"{where}: a header 'text<TAB>label': these rows put the text first; read them as a "
+                        "table: --text-column text --label-column label")
+    return names == ("label", "text")
 
 
 def _parse_tsv(text: str, where: str) -> tuple[str, str]:
