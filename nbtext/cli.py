@@ -544,6 +544,11 @@ def merge(models, output, min_df, max_df, max_features) -> None:
     merged = merge_models([Model.load(path) for path in models], settings=settings)
     merged.save(output)
     render.train_summary(merged, output, verb="merged")
+    kept = [what for what, key in (("spam filter's score and cut-offs", "spam"), ("calibration", "calibration"))
+            if merged.settings[key]]
+    if kept:  # measured by cross-validation on the first model's documents, which merge does not have
+        click.echo(f"the {' and '.join(kept)} are {models[0]}'s, measured on its documents alone, not on the "
+                   "merged data; train on all of it to measure them again", err=True)
 
 
 @cli.command("eval")

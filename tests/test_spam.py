@@ -208,6 +208,18 @@ def test_a_filter_not_trained_on_mail_reads_a_unicode_message_as_such(tmp_path, 
     assert run(["filter", model], input=saved.read_bytes(), expect=0).stdout.split("\t") == as_utf8
 
 
+def test_merging_filters_says_whose_cut_offs_the_result_keeps(filter_model, tmp_path, tickets_model):
+    """The merged counts are all the data's, but the spam score's calibration and the cut-offs
+    were measured by cross-validation on the first model's documents, which merge does not
+    have: its summary showed that model's figures as the merged filter's, without a word."""
+    result = run(["merge", filter_model, filter_model, "-o", tmp_path / "merged.joblib"])
+    assert result.stderr.splitlines()[-1] == (
+        f"the spam filter's score and cut-offs are {filter_model}'s, measured on its documents alone, not on the "
+        "merged data; train on all of it to measure them again")
+    assert "measured on its documents" not in run(["merge", tickets_model, tickets_model, "-o",
+                                                   tmp_path / "plain.joblib"]).stderr
+
+
 def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root, tmp_path):
     _, held = mail_root
     box = mailbox.mbox(tmp_path / "inbox.mbox")
