@@ -29,6 +29,8 @@ __all__ = [
 MAIL_FORMATS = ("email", "mbox", "maildir")
 INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
 _SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
+#: The files predict reads columns or fields of.
+_COLUMN_SUFFIXES = (*DELIMITERS, ".jsonl", ".ndjson")
 _FILES_PER_BATCH = 256
 
 
@@ -259,11 +261,11 @@ def iter_unlabelled(
                 fmt = "maildir"
             elif os.path.isfile(path) and is_mbox(path):
                 fmt = "mbox"
-        if columns is not None and _suffix(path) not in (*DELIMITERS, ".jsonl", ".ndjson"):
-            raise DataError(f"{'stdin' if path == '-' else path}: --text-column and --id-column read tables and "
-                            f"JSONL files by name ({', '.join((*DELIMITERS, '.jsonl', '.ndjson'))}); "
-                            f"{'save the table to a file first' if path == '-' else 'this is none of them'}")
         if columns is not None:
+            if _suffix(path) not in _COLUMN_SUFFIXES:
+                raise DataError(f"{'stdin' if path == '-' else path}: --text-column and --id-column read tables and "
+                                f"JSONL files by name ({', '.join(_COLUMN_SUFFIXES)}); "
+                                f"{'save the table to a file first' if path == '-' else 'this is none of them'}")
             rows_of = Columns(columns.text, None, columns.id)
             if _suffix(path) in DELIMITERS:
                 rows = read_table(path, DELIMITERS[_suffix(path)], rows_of, report, encoding=encoding)

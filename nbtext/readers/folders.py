@@ -21,7 +21,7 @@ READ_ELSEWHERE = "link to a folder read elsewhere (not read twice)"
 #: (maildir's new/ to cur/), or it was deleted.
 GONE = "gone before it was read (moved or deleted meanwhile)"
 #: The start of the reason for a listed file that cannot be read; the system's reason follows.
-UNREADABLE = "unreadable "
+UNREADABLE = "unreadable ("
 
 
 def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
@@ -34,92 +34,80 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
     every folder is read once, under its own path where the tree holds it: a link to a folder
     read elsewhere (another class's, or one above it, which would loop) is skipped and counted.
     """
-    entries: list[Entry] = []
-    walk = _Walk(entries, report, labelled)
-    walk.folder(root, None)
+    walk = _Walk(report, labelled)
+    walk.enter(root, None, unreadable="unreadable folder")
     while walk.links:  # breadth by breadth: links met inside linked folders come after
         links, walk.links = walk.links, []
         for path, label in links:
-            try:
-                info = os.stat(path)
-            except OSError:
-                report.skip("broken link or unreadable", path)
-                continue
-            if _identity(info) in walk.seen:
-                report.skip(READ_ELSEWHERE, path)
-            else:
-                walk.folder(path, label)
-    return entries
+            walk.enter(path, label, unreadable="broken link or unreadable")
+    return walk.entries
 
 
 class _Walk:
-    """One listing's state: the entries so far, the real folders read (device, inode), and the
-    links to folders met but not yet followed, with the label their files would take."""
+    """One listing: the entries so far, the folders read (device, inode), and the links to
+    folders met but not yet followed, with the label their files would take."""
 
-    def __init__(self, entries: list[Entry], report: ReadReport, labelled: bool) -> None:
-        self.entries, self.report, self.labelled = entries, report, labelled
+    def __init__(self, report: ReadReport, labelled: bool) -> None:
+        self.report, self.labelled = report, labelled
+        self.entries: list[Entry] = []
         self.seen: set[tuple[int, int]] = set()
         self.links: list[tuple[str, str | None]] = []
 
-    def folder(self, folder: str, label: str | None) -> None:
-        """List ``folder``'s document files, then its subfolders' (links kept for later)."""
+    def enter(self, folder: str, label: str | None, *, unreadable: str) -> None:
+        """List ``folder`` unless a folder read already is the same one (skipped and counted);
+        one that cannot be looked at is skipped and counted as ``unreadable``."""
         try:
-            self.seen.add(_identity(os.stat(folder)))
-        except OSError as error:
-            self.report.skip("unreadable folder", str(error.filename))
+            info = os.stat(folder)
+        except OSError:
+            self.report.skip(unreadable, folder)
             return
-        _list_into(self, folder, label)
+        identity = (info.st_dev, info.st_ino)
+        if identity in self.seen:
+            self.report.skip(READ_ELSEWHERE, folder)
+            return
+        self.seen.add(identity)
+        self._list(folder, label)
 
-
-def _identity(info: os.stat_result) -> tuple[int, int]:
-    return info.st_dev, info.st_ino
-
-
-def _list_into(walk: _Walk, folder: str, label: str | None) -> None:
-    """Append ``folder``'s document files to the walk's entries, then its subfolders'. The
-    kind of each entry comes from the folder listing itself; only a document file costs a
-    ``stat`` (its size), and a folder one more (its identity)."""
-    entries, report, labelled = walk.entries, walk.report, walk.labelled
-    try:
-        with os.scandir(folder) as listing:
-            children = sorted(listing, key=lambda entry: entry.name)
-    except OSError as error:
-        report.skip("unreadable folder", str(error.filename))
-        return
-    folders: list[os.DirEntry[str]] = []
-    files: list[os.DirEntry[str]] = []
-    for child in children:
-        (folders if child.is_dir() else files).append(child)
-    subfolders = []
-    for child in folders:
-        if child.name.startswith("."):
-            report.skip("hidden", child.path)
-        elif child.is_symlink():
-            walk.links.append((child.path, label or child.name))
-        else:
-            subfolders.append(child)
-    for child in files:
-        if child.name.startswith("."):
-            report.skip("hidden", child.path)
-            continue
+    def _list(self, folder: str, label: str | None) -> None:
+        """Append ``folder``'s document files to the entries, then its subfolders'. The kind of
+        each entry comes from the folder listing itself; only a document file costs a ``stat``
+        (its size), and a folder one more (its identity)."""
+        report = self.report
         try:
-            info = child.stat()
-        except OSError:
-            report.skip("broken link or unreadable", child.path)
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            report.skip("not a regular file", child.path)
-        elif labelled and label is None:
-            report.skip(OUTSIDE_CLASS_FOLDERS, child.path)
-        else:
-            entries.append((child.path, label if labelled else None, info.st_size))
-    for child in subfolders:
-        try:
-            walk.seen.add(_identity(child.stat(follow_symlinks=False)))
-        except OSError:
-            report.skip("unreadable folder", child.path)
-            continue
-        _list_into(walk, child.path, label or child.name)
+            with os.scandir(folder) as listing:
+                children = sorted(listing, key=lambda entry: entry.name)
+        except OSError as error:
+            report.skip("unreadable folder", str(error.filename))
+            return
+        folders: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
+        for child in children:
+            (folders if child.is_dir() else files).append(child)
+        subfolders = []
+        for child in folders:
+            if child.name.startswith("."):
+                report.skip("hidden", child.path)
+            elif child.is_symlink():
+                self.links.append((child.path, label or child.name))
+            else:
+                subfolders.append(child)
+        for child in files:
+            if child.name.startswith("."):
+                report.skip("hidden", child.path)
+                continue
+            try:
+                info = child.stat()
+            except OSError:
+                report.skip("broken link or unreadable", child.path)
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                report.skip("not a regular file", child.path)
+            elif self.labelled and label is None:
+                report.skip(OUTSIDE_CLASS_FOLDERS, child.path)
+            else:
+                self.entries.append((child.path, label if self.labelled else None, info.st_size))
+        for child in subfolders:
+            self.enter(child.path, label or child.name, unreadable="unreadable folder")
 
 
 def read_files(
@@ -149,7 +137,7 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     except FileNotFoundError:
         report.skip(GONE, path)
     except OSError as error:
-        report.skip(f"{UNREADABLE}({error.strerror or error})", path)
+        report.skip(f"{UNREADABLE}{error.strerror or error})", path)
     return None
 
 
