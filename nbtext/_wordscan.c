@@ -211,11 +211,11 @@ static PyObject *intern(PyObject *self, PyObject *args)
     return ok ? PyLong_FromSsize_t(n_words) : NULL;
 }
 
-/* Record the run text[start:end], without the joining bytes at its ends (kind 2), if two or
- * more bytes are left: its word number and its document; -1 if the table is full. */
+/* Record the run text[start:end], without the joining bytes at its ends (kind 2), if `shortest`
+ * or more bytes are left: its word number and its document; -1 if the table is full. */
 static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, Py_ssize_t start, Py_ssize_t end,
-                              const uint8_t *kind, int joins, const int64_t *doc, Py_ssize_t n_docs, Py_ssize_t *d,
-                              int64_t *number, int64_t *row, Py_ssize_t found)
+                              const uint8_t *kind, int joins, int shortest, const int64_t *doc, Py_ssize_t n_docs,
+                              Py_ssize_t *d, int64_t *number, int64_t *row, Py_ssize_t found)
 {
     if (joins) {
         while (start < end && kind[text[start]] != 1)
@@ -223,7 +223,7 @@ static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, 
         while (end > start && kind[text[end - 1]] != 1)
             end--;
     }
-    if (end - start < 2)
+    if (end - start < shortest)
         return found;
     while (*d + 1 < n_docs && doc[*d + 1] <= start)
         ++*d;
@@ -233,12 +233,12 @@ static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, 
     return found + 1;
 }
 
-PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, doc_starts, store, starts, lengths, slots, numbers, rows, added)"
-             " -> (n, n_added)\n\n"
-             "Write the word number and the document of each run of two or more word bytes of buffer\n"
-             "into numbers and rows (int64, buffer's length // 2 + 1 each); return how many runs there\n"
-             "were. byte_kind gives each byte value's kind: 1 a word byte, 2 a joining byte (a run\n"
-             "goes on through it, but never begins or ends with it), 0 neither.\n"
+PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, shortest, doc_starts, store, starts, lengths, slots, numbers, rows,"
+             " added) -> (n, n_added)\n\n"
+             "Write the word number and the document of each run of `shortest` (1 or 2) or more word\n"
+             "bytes of buffer into numbers and rows (int64, buffer's length // 2 + 1 each); return how\n"
+             "many runs there were. byte_kind gives each byte value's kind: 1 a word byte, 2 a joining\n"
+             "byte (a run goes on through it, but never begins or ends with it), 0 neither.\n"
              "With added empty, the table is fixed: a word not in it is numbered -1. Else it\n"
              "grows: such a word is numbered after the table's, and its (start, length) in buffer\n"
              "written to added (int64 pairs), n_added of them; n is -1 if added has no room left\n"
@@ -247,12 +247,17 @@ PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, doc_starts, store, starts, lengt
 static PyObject *scan(PyObject *self, PyObject *args)
 {
     Py_buffer buffer, byte_kind, doc_starts, store, starts, lengths, slots, numbers, rows, added;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*w*w*w*", &buffer, &byte_kind, &doc_starts, &store, &starts, &lengths,
-                          &slots, &numbers, &rows, &added))
+    int shortest;
+    if (!PyArg_ParseTuple(args, "y*y*iy*y*y*y*y*w*w*w*", &buffer, &byte_kind, &shortest, &doc_starts, &store, &starts,
+                          &lengths, &slots, &numbers, &rows, &added))
         return NULL;
     Table t;
     Py_ssize_t found = 0;
     int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
+    if (ok && (shortest < 1 || shortest > 2)) {
+        PyErr_SetString(PyExc_ValueError, "scan's shortest run is 1 or 2 bytes");
+        ok = 0;
+    }
     if (ok && (byte_kind.len != 256 || doc_starts.len % 8 || numbers.len < 8 * (buffer.len / 2 + 1)
                || rows.len != numbers.len || added.len % 16)) {
         PyErr_SetString(PyExc_ValueError, "scan arrays of the wrong size");
@@ -294,12 +299,12 @@ static PyObject *scan(PyObject *self, PyObject *args)
                 if (mask >> k & 1)
                     start = at;
                 else
-                    found = emit(&t, text, n, start, at, kind, joins, doc, n_docs, &d, number, row, found);
+                    found = emit(&t, text, n, start, at, kind, joins, shortest, doc, n_docs, &d, number, row, found);
             }
         }
         /* A run up to the end of a last block that was whole (a shorter one ends in zero bits). */
         if (found >= 0 && n % 64 == 0 && n > 0 && in_run[text[n - 1]])
-            found = emit(&t, text, n, start, n, kind, joins, doc, n_docs, &d, number, row, found);
+            found = emit(&t, text, n, start, n, kind, joins, shortest, doc, n_docs, &d, number, row, found);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&buffer);

@@ -18,6 +18,8 @@ ANALYZERS = ("word", "char_wb")
 #: Unicode words of two or more characters: the same features as scikit-learn's default
 #: ``(?u)\b\w\w+\b`` (the word boundaries add nothing once the run is greedy).
 _WORD = re.compile(r"\w\w+")
+#: Every run of Unicode word characters, one-character ones too.
+_RUN = re.compile(r"\w+")
 #: Word-character runs joined by ``.``, ``@``, ``'`` or ``-`` between two word characters.
 JOINED = re.compile(r"\w[\w.@'-]*\w")
 _WHITESPACE = re.compile(r"\s\s+")
@@ -41,10 +43,12 @@ class Analyzer:
     char_ngrams : (int, int) or None
         With the word analyzer, also the ``char_wb`` n-grams of these lengths, each in square
         brackets (``[ ca]``) so that it can never be taken for a word.
-    tokens : {"words", "joined"}
-        The word analyzer's tokens: runs of two or more Unicode word characters, or those runs
-        kept whole where ``.``, ``@``, ``'`` or ``-`` joins them (host, newsgroup and mail
-        names, version numbers, contractions, hyphenated words) and dropped from either end.
+    tokens : {"words", "all-words", "joined"}
+        The word analyzer's tokens: runs of two or more Unicode word characters (scikit-learn's
+        default); every run, one-character ones (``a``, ``I``, the ``t`` of ``don't``) too;
+        or runs of two or more kept whole where ``.``, ``@``, ``'`` or ``-`` joins them (host,
+        newsgroup and mail names, version numbers, contractions, hyphenated words) and dropped
+        from either end.
     lowercase : bool
         Lowercase the text before anything else.
     stop_words : frozenset of str
@@ -67,6 +71,8 @@ class Analyzer:
     [' hi', 'hi ', ' ca', 'cat', 'at ']
     >>> Analyzer(char_ngrams=(4, 4))("Hi cat")
     ['hi', 'cat', '[ hi ]', '[ cat]', '[cat ]']
+    >>> Analyzer(tokens="all-words")("I don't know a 2nd way")
+    ['i', 'don', 't', 'know', 'a', '2nd', 'way']
     >>> Analyzer(tokens="joined")("Mail jo@cs.cmu.edu about comp.sys.mac and Windows 3.1, don't.")
     ['mail', 'jo@cs.cmu.edu', 'about', 'comp.sys.mac', 'and', 'windows', '3.1', "don't"]
     >>> Analyzer(hash_features=1024)("The cat sat, the CAT ran!")
@@ -188,10 +194,18 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-#: How the word analyzer finds a text's tokens, by ``Analyzer.tokens``: runs of word characters,
-#: or those runs joined by the punctuation that holds names together (``comp.sys.mac``,
-#: ``jo@cs.cmu.edu``, ``3.1``, ``don't``).
-TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "joined": JOINED.findall}
+def all_words(text: str) -> list[str]:
+    """Every run of Unicode word characters, one-character ones too, in order."""
+    if text.isascii():
+        return text.translate(_ASCII_NON_WORD).split()
+    return _RUN.findall(text)
+
+
+#: How the word analyzer finds a text's tokens, by ``Analyzer.tokens``: runs of two or more word
+#: characters, every run (``a``, ``I``, ``2`` too), or runs joined by the punctuation that holds
+#: names together (``comp.sys.mac``, ``jo@cs.cmu.edu``, ``3.1``, ``don't``).
+TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "all-words": all_words,
+                                                     "joined": JOINED.findall}
 TOKENS = tuple(TOKENIZERS)
 
 

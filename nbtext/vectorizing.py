@@ -42,8 +42,11 @@ except ImportError:  # built without a C compiler: numpy finds a fixed table's w
 _WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128, dtype=np.uint8)
 #: Each byte's kind, by ``Analyzer.tokens``: 1 a word byte, 2 a byte that joins two word bytes
 #: into one token (never at a token's ends), 0 neither.
-BYTE_KINDS = {"words": _WORD_BYTE,
+BYTE_KINDS = {"words": _WORD_BYTE, "all-words": _WORD_BYTE,
               "joined": _WORD_BYTE + 2 * np.isin(np.arange(256), list(b".@'-")).astype(np.uint8)}
+#: The fewest bytes of a token, by ``Analyzer.tokens`` (a non-ASCII document's tokens are whole
+#: already, and never shorter in bytes than in characters).
+SHORTEST = {"words": 2, "all-words": 1, "joined": 2}
 #: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _PAD = 8
@@ -202,6 +205,7 @@ class WordTable:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
         self._kind = BYTE_KINDS[analyzer.tokens]  # of each byte value: word, joining, neither
+        self._shortest = SHORTEST[analyzer.tokens]
         if vocabulary is not None:
             vocabulary.table = self
         self.strings: list[str] = []  # each token number's string, in a growing table only
@@ -232,7 +236,7 @@ class WordTable:
         table = cls(analyzer)
         blob = pack_terms(terms)
         buffer = np.concatenate([blob, np.zeros(_PAD, dtype=np.uint8)])
-        starts, lengths = _token_spans(buffer, table._kind)
+        starts, lengths = _token_spans(buffer, table._kind, table._shortest)
         spaces = blob == 32
         if len(starts) != len(terms) + spaces.sum() or lengths.sum() != len(blob) - spaces.sum() - (blob == 10).sum():
             raise TokenClash  # not terms this path makes (words that are not whole tokens): the plain path
@@ -306,7 +310,7 @@ class WordTable:
         buffer, doc_starts = _buffer(texts, self.analyzer.lowercase, TOKENIZERS[self.analyzer.tokens])
         if self._scanned is not None:
             return Buffered(buffer, doc_starts)
-        starts, lengths = _token_spans(buffer, self._kind)
+        starts, lengths = _token_spans(buffer, self._kind, self._shortest)
         rows = np.repeat(np.arange(len(texts)), np.diff(np.searchsorted(starts, doc_starts), append=len(starts)))
         return Tokens(len(texts), buffer, starts, lengths, rows, *_distinct(buffer, starts, lengths))
 
@@ -327,8 +331,8 @@ class WordTable:
             room = len(slots) // 4 - len(lengths) if growing else 0  # new words, keeping slots under half full
             if not growing or room > 0:
                 spans = np.empty(2 * room, dtype=np.int64)
-                n, n_new = _wordscan.scan(buffer, self._kind, doc_starts, self._store, self._store_starts,
-                                          lengths, slots, numbers, rows, spans)
+                n, n_new = _wordscan.scan(buffer, self._kind, self._shortest, doc_starts, self._store,
+                                          self._store_starts, lengths, slots, numbers, rows, spans)
                 if n >= 0:
                     break
             self._rehash_words(len(slots))
@@ -566,9 +570,9 @@ def _buffer(texts: Sequence[str], lowercase: bool, tokenize: Callable[[str], lis
     return np.frombuffer(b"\x00".join(pieces) + b"\x00" * _PAD, dtype=np.uint8), doc_starts
 
 
-def _token_spans(buffer: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
     """Start and length of every token: each run of word bytes, and of joining bytes between
-    them where ``kind`` has those (see ``BYTE_KINDS``), two or more bytes long."""
+    them where ``kind`` has those (see ``BYTE_KINDS``), ``shortest`` or more bytes long."""
     # The changes between run and other bytes alternate: a run's start, its end (the padding
     # ends the last run).
     kinds = kind[buffer]
@@ -580,7 +584,7 @@ def _token_spans(buffer: np.ndarray, kind: np.ndarray) -> tuple[np.ndarray, np.n
         last_word = np.maximum.accumulate(np.where(word, at, -1))
         starts, ends = next_word[starts], last_word[ends - 1] + 1
     lengths = ends - starts
-    long_enough = lengths >= 2
+    long_enough = lengths >= shortest
     return starts[long_enough], lengths[long_enough]
 
 

@@ -26,6 +26,9 @@ ANALYZERS = {
     "bigrams, stop words": Analyzer(ngram_range=(2, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "uni+bigrams, stop words": Analyzer(ngram_range=(1, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "case kept": Analyzer(ngram_range=(1, 2), lowercase=False),
+    "all-words uni+bigrams": Analyzer(ngram_range=(1, 2), tokens="all-words"),
+    "all-words, stop words": Analyzer(ngram_range=(1, 2), tokens="all-words",
+                                      stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "joined uni+bigrams": Analyzer(ngram_range=(1, 2), tokens="joined"),
     "joined, stop words": Analyzer(ngram_range=(1, 2), tokens="joined", stop_words=frozenset(ENGLISH_STOP_WORDS)),
 }
@@ -211,10 +214,10 @@ def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
 
 @settings(max_examples=100, deadline=None)
 @given(
-    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz.@")), min_size=2, max_size=12), min_size=1, max_size=30,
+    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz.@")), min_size=1, max_size=12), min_size=1, max_size=30,
                    unique=True),
     texts=st.lists(st.text(st.sampled_from(list("abé9_xyz .@-")), max_size=60), min_size=1, max_size=5),
-    tokens=st.sampled_from(["words", "joined"]),
+    tokens=st.sampled_from(["words", "all-words", "joined"]),
 )
 def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts, tokens):
     analyzer = Analyzer(ngram_range=(1, 2), tokens=tokens)
@@ -270,7 +273,7 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     text = b"cd x encyclopedia\x00" + b"." * (size - 34) + b"encyclopaedia ab"
     buffer = np.frombuffer(text, dtype=np.uint8)
     numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
-    scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing.BYTE_KINDS["words"],
+    scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing.BYTE_KINDS["words"], 2,
                              np.array([0, 18], dtype=np.int64), table._store, table._store_starts)
     fixed = np.zeros(0, dtype=np.int64)
     n, n_added = scan(*table._scanned, numbers, rows, fixed)
@@ -278,6 +281,30 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     assert rows[:n].tolist() == [0, 0, 1, 1] and n_added == 0
     with pytest.raises(ValueError, match="wrong size"):  # slots must be a power of two
         scan(table._scanned[0], table._scanned[1][:-2], numbers, rows, fixed)
+
+
+@needs_scanner
+def test_the_compiled_scanner_keeps_one_byte_runs_for_all_words():
+    """Called directly: with ``shortest`` 1 (all-words) a one-byte run is a word, also as the
+    buffer's last byte; with 2 (words) it is not; anything else is refused."""
+    analyzer = Analyzer(tokens="all-words")
+    table = WordTable.for_terms(analyzer, ["a", "ab", "t"])
+    text = b"a x ab\x00don t"
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    numbers, rows = np.empty(len(text) // 2 + 1, dtype=np.int64), np.empty(len(text) // 2 + 1, dtype=np.int64)
+
+    def scan(shortest):
+        n, _ = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["all-words"], shortest,
+                                          np.array([0, 7], dtype=np.int64), table._store, table._store_starts,
+                                          *table._scanned, numbers, rows, np.zeros(0, dtype=np.int64))
+        return [words_of(table)[i] if i >= 0 else None for i in numbers[:n]], rows[:n].tolist()
+
+    assert scan(1) == (["a", None, "ab", None, "t"], [0, 0, 0, 1, 1])
+    assert analyzer(text.decode().replace("\x00", " ")) == ["a", "x", "ab", "don", "t"]
+    assert scan(2) == (["ab", None], [0, 1])
+    for shortest in (0, 3):
+        with pytest.raises(ValueError, match="shortest run is 1 or 2 bytes"):
+            scan(shortest)
 
 
 @needs_scanner
@@ -291,7 +318,7 @@ def test_the_compiled_scanner_trims_joined_runs_up_to_the_last_byte(size):
     text = b"-cs.cmu.edu. x.\x00" + b"." * (size - 27) + b" don't -ab."
     buffer = np.frombuffer(text, dtype=np.uint8)
     numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
-    n, _ = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["joined"], np.array([0, 16], dtype=np.int64),
+    n, _ = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["joined"], 2, np.array([0, 16], dtype=np.int64),
                                       table._store, table._store_starts, *table._scanned, numbers, rows,
                                       np.zeros(0, dtype=np.int64))
     expected = ["cs.cmu.edu", "don't", "ab"]
@@ -315,9 +342,9 @@ def test_the_compiled_scanner_grows_a_table_while_it_has_room():
 
     def scan(room):
         added = np.empty(2 * room, dtype=np.int64)
-        n, n_added = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["words"], np.array([0], dtype=np.int64),
-                                                table._store, table._store_starts, lengths, slots.copy(), numbers,
-                                                rows, added)
+        n, n_added = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["words"], 2,
+                                                np.array([0], dtype=np.int64), table._store, table._store_starts,
+                                                lengths, slots.copy(), numbers, rows, added)
         return n, [text[a:a + b].decode() for a, b in added[:2 * n_added].reshape(-1, 2).tolist()]
 
     assert scan(2) == (6, ["encyclopaedia", "cd"])
