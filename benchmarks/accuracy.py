@@ -30,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import MAIL_FORMATS, LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, header_names, mail_headers  # noqa: E402
-from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING  # noqa: E402
-from nbtext.training import train  # noqa: E402
+from nbtext.spam import FILTER_SETTINGS, FILTER_TOKENS, FILTER_WEIGHTING  # noqa: E402
+from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
 from nbtext.tuning import DEFAULT_FOLDS, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
 
 PUBLISHED = {"20news-bydate": "TWCNB 0.861", "movie-review-polarity": "MNB-bi 0.8585", "rt-polarity": "MNB-bi 0.790"}
@@ -68,7 +69,8 @@ def default_model(train_docs, mail: bool = False):
 
 
 def filter_default_model(train_docs):
-    return train(train_docs, settings=FILTER_SETTINGS, **FILTER_WEIGHTING)
+    return train(train_docs, analyzer=replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS), settings=FILTER_SETTINGS,
+                 **FILTER_WEIGHTING)
 
 
 def nbtext_default(train_docs, test_docs, mail: bool = False) -> float:

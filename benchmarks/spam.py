@@ -30,7 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
-from nbtext.spam import DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, SpamFilter, train_filter  # noqa: E402
+from nbtext.spam import (  # noqa: E402
+    DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, FILTER_TOKENS, SpamFilter, train_filter,
+)
 from nbtext.training import DEFAULT_ANALYZER  # noqa: E402
 
 CORPORA = ["spamassassin-2003", "enron1", "enron2", "enron3", "enron4", "enron5", "enron6", "lingspam", "sms-spam"]
@@ -74,7 +76,7 @@ def read(arg: Path, mail: bool):
 
 def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_target: float) -> None:
     train_docs, test_docs = read(train_arg, mail), read(test_arg, mail)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, headers=DEFAULT_MAIL_HEADERS if mail else ())
+    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=DEFAULT_MAIL_HEADERS if mail else ())
     started = time.perf_counter()
     model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target)  # a filter's defaults
     tally.train_seconds += time.perf_counter() - started

@@ -6,9 +6,9 @@ Training (read + tokenize + count + fit) on 20news-bydate/train and on all of en
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
 cores, and with --jobs 1), CountVectorizer()+MultinomialNB() and
 HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are checked equal.
-nbtext's default model (word uni- and bigrams) on 20news, next to
-CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2), and the same with joined tokens
-(--tokens joined; the pipeline given the same token pattern). Prediction throughput on
+nbtext's default model (word uni- and bigrams, one-letter words kept) on 20news, next to
+CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2) given the same token pattern, and
+the same with --tokens words (the pipeline's own pattern) and --tokens joined. Prediction throughput on
 20news-bydate/test in memory (median of --runs) and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
@@ -59,9 +59,10 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.naive_bayes import ComplementNB, MultinomialNB
 from sklearn.pipeline import make_pipeline
 vec = {"count": CountVectorizer(), "hashing": HashingVectorizer(alternate_sign=False, norm=None),
-       "bigrams": CountVectorizer(ngram_range=(1, 2)),
+       "all-words": CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
+       "words": CountVectorizer(ngram_range=(1, 2)),
        "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern)}[sys.argv[1]]
-nb = ComplementNB(alpha=0.2) if sys.argv[1] in ("bigrams", "joined") else MultinomialNB()
+nb = ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined") else MultinomialNB()
 pipe = make_pipeline(vec, nb).fit([d.text for d in docs], [d.label for d in docs])
 seconds = time.perf_counter() - start
 import joblib
@@ -203,11 +204,13 @@ def train_ratios(sk_seconds: float, timings: dict) -> str:
 
 def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> Path:
     """Print the table of nbtext's default model next to the nearest pipeline (raw counts where
-    nbtext takes log(1 + tf)), with word-run tokens and with joined ones; the words model's path."""
+    nbtext takes log(1 + tf)), with the default tokens, and with --tokens words and joined; the
+    default model's path."""
     print(f"\n| default model (word uni+bigrams, every term) | {columns} "
           "| CountVectorizer(ngram_range=(1, 2))+ComplementNB | ratio (each nbtext column) |")
     print("|---|---|---|---|---|---|")
-    for kind, options, label in (("bigrams", [], ""), ("joined", ["--tokens", "joined"], ", --tokens joined")):
+    for kind, options, label in (("all-words", [], ""), ("words", ["--tokens", "words"], ", --tokens words"),
+                                 ("joined", ["--tokens", "joined"], ", --tokens joined")):
         model = scratch / f"{kind}.joblib"
         commands = nbtext_train_commands([news / "train"], model, options)
         commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, kind, str(news / "train")],
@@ -219,7 +222,7 @@ def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> P
         print(f"| 20news train{label}: wall time (median of {runs}), peak RSS | "
               + " | ".join(cell(timings[jobs]) for jobs in JOBS)
               + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
-    return scratch / "bigrams.joblib"
+    return scratch / "all-words.joblib"
 
 
 def main() -> None:
@@ -260,7 +263,7 @@ def main() -> None:
             cells += [cell(timings[kind]), ratios]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
-    bigrams = default_model_table(news, scratch, columns, args.runs)
+    default_model = default_model_table(news, scratch, columns, args.runs)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     rates: dict[str, list[float]] = {"nbtext": [], "sklearn": []}
@@ -298,7 +301,6 @@ def main() -> None:
 
     one = scratch / "one.txt"
     one.write_text("The shuttle launch was delayed again; NASA blamed the weather.\n")
-    default_model = bigrams
     cold = {
         "python -c pass": [py, "-c", "pass"],
         "python -c 'import numpy' (the floor for a numpy program)": [py, "-c", "import numpy"],

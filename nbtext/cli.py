@@ -168,10 +168,11 @@ def analyzer_options(command: Callable) -> Callable:
         click.option("--char-ngrams", metavar="MIN,MAX", callback=_optional_ngram_range,
                      help="Add the char_wb n-grams of these lengths to the word features (written [ ab] "
                           "in inspect-top-words)."),
-        click.option("--tokens", type=click.Choice(TOKENS), default="words", show_default=True,
-                     help="Word analyzer: runs of letters and digits, or those runs kept whole where . @ ' or - "
-                          "joins them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't): better for news posts "
-                          "(README), worse for SMS and short reviews."),
+        click.option("--tokens", type=click.Choice(TOKENS),
+                     help="The word analyzer's tokens. all-words (the default): every run of letters and "
+                          "digits, one-letter ones too (a, I, the t of don't). words: runs of two or more, as "
+                          "scikit-learn's default. joined: runs of two or more kept whole where . @ ' or - joins "
+                          "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (README)."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
         click.option("--stop-words", metavar="english|FILE",
                      help="Drop these words: scikit-learn's English list, or a file with one word a line."),
@@ -327,9 +328,12 @@ def spam_options(command: Callable) -> Callable:
 def _setup(options: dict[str, Any]):
     """(Analyzer, weighting, model settings) from the training options a command was given."""
     from .analysis import Analyzer, load_stop_words
+    from .training import DEFAULT_ANALYZER
 
+    # Character n-grams find no words: the default tokens are the word analyzer's.
+    tokens = options["tokens"] or (DEFAULT_ANALYZER.tokens if options["analyzer"] == "word" else Analyzer.tokens)
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
-                        char_ngrams=options["char_ngrams"], tokens=options["tokens"], lowercase=options["lowercase"],
+                        char_ngrams=options["char_ngrams"], tokens=tokens, lowercase=options["lowercase"],
                         stop_words=load_stop_words(options["stop_words"]), headers=options["headers"] or (),
                         hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
@@ -463,9 +467,11 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             model = training.update(base, documents, settings=settings, jobs=jobs)
             model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
         elif as_filter:
-            from .spam import train_filter
+            from .spam import FILTER_TOKENS, train_filter
 
             # A filter has defaults of its own: only what the user typed is passed on.
+            if "tokens" not in given:
+                analyzer = dataclasses.replace(analyzer, tokens=FILTER_TOKENS)
             model = train_filter(documents, analyzer=analyzer,
                                  settings={k: v for k, v in settings.items() if k in given},
                                  summary=summary, label=spam_label, seed=seed, fp_target=fp_target,
@@ -645,8 +651,10 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
     are analyzed once per analyzer and counted once per counting setup). The best
     setting is then trained on all of DATA and written to MODEL. The default grid covers
-    variant x alpha x Rennie's transforms x min_df on word uni+bigrams (128 settings); the
-    same --seed gives the same result.
+    variant x alpha x Rennie's transforms x min_df on uni+bigrams of words of two or more
+    letters (128 settings), the search README's tuned figures measure; "tokens": ["words",
+    "all-words"] in --grid also tries train's default tokens, which keep one-letter words.
+    The same --seed gives the same result.
 
     \b
     Example:

@@ -91,7 +91,7 @@ def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyz
 
 
 #: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
-DEFAULT_ANALYZER = Analyzer(ngram_range=(1, 2))
+DEFAULT_ANALYZER = Analyzer(ngram_range=(1, 2), tokens="all-words")
 DEFAULT_TF, DEFAULT_DOC_NORM = "log", None
 
 

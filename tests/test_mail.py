@@ -177,6 +177,20 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     assert_same_model(tuned, trained)
 
 
+def test_a_filter_keeps_the_tokens_its_defaults_were_measured_with(mail_layouts, tmp_path):
+    """A filter (mail with a spam class) reads runs of two or more letters unless --tokens says
+    otherwise: its settings and cut-offs were measured with them, where plain models keep
+    one-letter words by default."""
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "filter"])
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "told", "--tokens", "all-words"])
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "plain", "--calibrate"])
+    spam_filter, told, plain = (Model.load(tmp_path / name) for name in ("filter", "told", "plain"))
+    assert spam_filter.settings["spam"] and told.settings["spam"] and plain.settings["spam"] is None
+    assert (spam_filter.analyzer.tokens, told.analyzer.tokens, plain.analyzer.tokens) == ("words", "all-words",
+                                                                                           "all-words")
+    assert "i" in told.terms and "i" not in spam_filter.terms
+
+
 def test_mail_found_by_looking_gets_the_same_header_tokens(mail_layouts, tmp_path):
     """Maildirs recognised without --input-format are read with the default header tokens, as
     --input-format email reads the same messages (they used to get none)."""

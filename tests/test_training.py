@@ -89,7 +89,8 @@ def test_update_keeps_the_analyzer_and_merge_checks_it(sms_halves, tmp_path):
     assert "--update keeps the model's analyzer; drop --ngram-range" in result.stderr
     run(["train", d / "b.tsv", "-o", tmp_path / "b", "--analyzer", "char_wb"])
     result = run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m"], expect=1)
-    assert result.stderr == "Error: cannot merge models whose analyzers differ: analyzer word vs char_wb\n"
+    assert result.stderr == ("Error: cannot merge models whose analyzers differ: analyzer word vs char_wb; "
+                             "tokens all-words vs words\n")
     result = run(["train", d / "a.tsv"], expect=2)
     assert "give the model file to write with -o MODEL" in result.stderr
 
