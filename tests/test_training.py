@@ -131,6 +131,25 @@ def test_transforms_equal_scikit_learn_tfidf(weighting, idf, oracle_steps, varia
                                rtol=0, atol=1e-6)
 
 
+def test_the_options_readme_gives_build_scikit_learns_default_model(tmp_path):
+    """README: these options build exactly CountVectorizer() + MultinomialNB(), on real SMS
+    lines: the same terms, the same counts, the same probabilities."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import make_pipeline
+
+    data = corpus_path("sms-spam") / "SMSSpamCollection"
+    run(["train", data, "-o", tmp_path / "m", "--variant", "multinomial", "--alpha", "1", "--ngram-range", "1,1",
+         "--tf", "raw", "--tokens", "words"])
+    model = Model.load(tmp_path / "m")
+    docs = list(LabelledCorpus([str(data)]))
+    texts = [doc.text for doc in docs]
+    pipeline = make_pipeline(CountVectorizer(), MultinomialNB()).fit(texts, [doc.label for doc in docs])
+    assert list(model.terms) == pipeline[0].get_feature_names_out().tolist() and len(model.terms) > 8000
+    np.testing.assert_array_equal(model.core.feature_count_, pipeline[-1].feature_count_)
+    np.testing.assert_allclose(model.predict_log_proba(texts), pipeline.predict_log_proba(texts), rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("corpus, options", [
     ("sms-spam", []),  # a line file, nbtext's defaults (log tf, unit length: weighted sums)
     ("20news-bydate", ["--variant", "multinomial", "--ngram-range", "1,1", "--min-df", "1", "--tf", "raw",
