@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
+from benchmarks.accuracy import mcnemar_p
 from benchmarks.protocols import PROTOCOLS, folds
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
@@ -65,3 +69,33 @@ def test_20news_read_as_posts_reaches_rennie_twcnb(tmp_path):
                              "--format", "json"]).stdout)
     assert report["n_documents"] == 7532
     assert report["accuracy"] > 0.861
+
+
+def test_mcnemar_p_by_hand_and_against_scipy():
+    """The benchmark's paired p-value: by hand (three documents only one side gets right, all
+    on one side: 2 x 1/8), and scipy's exact binomial test as oracle."""
+    from scipy.stats import binomtest
+
+    assert mcnemar_p(0, 3) == 0.25
+    assert mcnemar_p(9, 1) == 2 * (1 + 10) / 2 ** 10
+    assert mcnemar_p(0, 0) == mcnemar_p(4, 4) == 1.0
+    for only_first in range(0, 40, 3):
+        for only_second in range(1, 40, 4):
+            expected = binomtest(only_first, only_first + only_second, 0.5).pvalue
+            assert mcnemar_p(only_first, only_second) == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_accuracy_benchmark_pairs_the_documents_its_figures_count():
+    """On SMS spam, the paired table's split of the documents only one side gets right is the
+    difference of the two accuracies the first table prints, document for document."""
+    corpus_path("sms-spam")
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "accuracy.py"
+    out = subprocess.run([sys.executable, script, "--corpora", "sms-spam"], capture_output=True, text=True,
+                         check=True).stdout
+    figures, paired = (table.splitlines()[2].strip("| ").split(" | ") for table in out.split("\n\n"))
+    ours, theirs = float(figures[3]), float(figures[4])
+    assert paired[:3] == ["sms-spam", "nbtext default", "sklearn default"]
+    documents, only_ours, only_theirs = (int(cell.replace(",", "")) for cell in paired[3:6])
+    assert documents == 3902  # the 70% of 5,574 lines the protocol tests on
+    assert only_ours - only_theirs == round((ours - theirs) * documents) != 0
+    assert paired[6] == f"{mcnemar_p(only_ours, only_theirs):.3g}"
