@@ -36,9 +36,10 @@ ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
 COUNTING_KEYS = (*ANALYZER_KEYS, "tf", "doc_norm")
 
 #: The default search, `nbtext tune` with no --grid: variant x alpha x Rennie's transforms x
-#: min_df on word uni+bigrams (of the Analyzer's default tokens, words), by 3-fold cross-validation. Nested cross-validation scores it on
-#: every shared corpus (README, "Accuracy"); an earlier, wider default (240 settings with
-#: unigrams, raw tf and alpha 0.01, 5 folds) scored lower on SMS and both movie-review sets.
+#: min_df on word uni+bigrams (of the Analyzer's default tokens, words), by 3-fold
+#: cross-validation. Nested cross-validation scores it on every shared corpus (README,
+#: "Accuracy"); an earlier, wider default (240 settings with unigrams, raw tf and alpha 0.01,
+#: 5 folds) scored lower on SMS and both movie-review sets.
 DEFAULT_GRID: dict[str, list[Any]] = {
     "variant": ["complement", "multinomial"],
     "alpha": [0.03, 0.1, 0.3, 1.0],
