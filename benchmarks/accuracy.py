@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import statistics
 import sys
 import tempfile
@@ -66,8 +65,11 @@ def accuracy(model, test_docs) -> float:
 def mcnemar_p(only_first: int, only_second: int) -> float:
     """McNemar's exact two-sided p-value: the chance, were both classifiers equally good, that
     the documents only one of them gets right split at least this unevenly between them."""
-    n, fewer = only_first + only_second, min(only_first, only_second)
-    return min(1.0, 2 * sum(math.comb(n, i) for i in range(fewer + 1)) / 2 ** n)
+    from scipy.stats import binomtest
+
+    if only_first + only_second == 0:  # nothing to split: no evidence either way
+        return 1.0
+    return float(binomtest(only_first, only_first + only_second, 0.5).pvalue)
 
 
 def read_documents(path, input_format: str | None = None, headers: tuple[str, ...] | None = None) -> list:

@@ -73,7 +73,8 @@ def test_20news_read_as_posts_reaches_rennie_twcnb(tmp_path):
 
 def test_mcnemar_p_by_hand_and_against_scipy():
     """The benchmark's paired p-value: by hand (three documents only one side gets right, all
-    on one side: 2 x 1/8), and scipy's exact binomial test as oracle."""
+    on one side: 2 x 1/8), no split at all is no evidence, and over a grid it is scipy's
+    exact binomial test at one half."""
     from scipy.stats import binomtest
 
     assert mcnemar_p(0, 3) == 0.25
