@@ -301,8 +301,8 @@ def cutoff_options(command: Callable) -> Callable:
     """--spam-cutoff and --ham-cutoff (train stores them, filter overrides the stored ones)."""
     decorators = [
         click.option("--spam-cutoff", type=float, callback=_probability, metavar="SCORE",
-                     help="Spam at or above this score (default: measured, the lowest at which at most "
-                          "--fp-target of the training ham would be lost)."),
+                     help="Spam at or above this score (default: measured, the lowest, 0.99 or above, at "
+                          "which at most --fp-target of the training ham would be lost)."),
         click.option("--ham-cutoff", type=float, callback=_probability, metavar="SCORE",
                      help="Ham below this score, unsure between the cut-offs (default 0.5: unsure is "
                           "'more likely spam, but not sure enough to risk a good message')."),

@@ -6,9 +6,9 @@ the Naive Bayes log-odds into a score a cut-off can be set on:
 * the score is the probability that a message is spam, calibrated by Platt scaling on
   out-of-fold predictions over the training data (of messages scored 0.9, about nine in ten
   were spam in cross-validation);
-* the spam cut-off is the lowest score at which no more than ``fp_target`` of the training
-  ham would be called spam out of fold; the ham cut-off is 0.5, so "unsure" means "more likely
-  spam than not, but not sure enough to risk a good message".
+* the spam cut-off is the lowest score, 0.99 or above, at which no more than ``fp_target`` of
+  the training ham would be called spam out of fold; the ham cut-off is 0.5, so "unsure" means
+  "more likely spam than not, but not sure enough to risk a good message".
 
 Documents are counted once, per (class, fold); each fold's model is regrouped from those
 counts (exact, see ``counting.on_grid``), so cross-validation costs k model builds, not k
@@ -34,6 +34,12 @@ from .readers import Document
 #: The share of the training ham that may score above the spam cut-off out of fold.
 DEFAULT_FP_TARGET = 0.001
 DEFAULT_HAM_CUTOFF = 0.5
+#: The lowest spam cut-off a filter measures. A message is called spam only when it is at least
+#: 99% likely to be, which weighs a lost good message as 99 lost catches (bogofilter's spam
+#: cut-off is 0.99 too). Ham outside the training data's kinds is what the out-of-fold target
+#: cannot see: a shop's newsletter, a list subscription with nothing but a signature; with
+#: cut-offs as low as 0.5 such messages were lost (README, "Side by side with bogofilter").
+MIN_SPAM_CUTOFF = 0.99
 DEFAULT_FOLDS = 5
 #: A filter's transforms and settings where the caller gave none. A filter is judged by how
 #: much spam it catches at a tiny false-positive rate, not by accuracy; there, unit length and
@@ -155,14 +161,19 @@ def fit_platt(log_odds: np.ndarray, is_spam: np.ndarray) -> tuple[float, float]:
 
 
 def choose_cutoffs(scores: np.ndarray, is_spam: np.ndarray, fp_target: float = DEFAULT_FP_TARGET,
-                   ham_cutoff: float = DEFAULT_HAM_CUTOFF) -> tuple[float, float]:
+                   ham_cutoff: float = DEFAULT_HAM_CUTOFF,
+                   min_spam_cutoff: float = MIN_SPAM_CUTOFF) -> tuple[float, float]:
     """(spam cut-off, ham cut-off) from out-of-fold scores.
 
     The spam cut-off lies between the highest ham score that must stay below it (so that at
-    most ``fp_target`` of the ham is above) and the next spam score; never below 0.5.
+    most ``fp_target`` of the ham is above) and the next spam score; never below
+    ``min_spam_cutoff``.
 
-    >>> choose_cutoffs(np.array([0.1, 0.2, 0.95, 0.6, 0.99, 0.97]),
-    ...                np.array([False, False, False, True, True, True]), fp_target=0.0)
+    >>> scores = np.array([0.1, 0.2, 0.95, 0.6, 0.999, 0.97])
+    >>> is_spam = np.array([False, False, False, True, True, True])
+    >>> choose_cutoffs(scores, is_spam, fp_target=0.0)
+    (0.99, 0.5)
+    >>> choose_cutoffs(scores, is_spam, fp_target=0.0, min_spam_cutoff=0.5)
     (0.96, 0.5)
     """
     ham = np.sort(scores[~is_spam])[::-1]
@@ -173,7 +184,7 @@ def choose_cutoffs(scores: np.ndarray, is_spam: np.ndarray, fp_target: float = D
     above = scores[is_spam & (scores > boundary)]
     spam_cutoff = (boundary + float(above.min())) / 2 if above.size else float(np.nextafter(boundary, 2.0))
     # Above 1 (nothing is spam) only when a ham message scored 1.0: the data then allow no cut-off.
-    spam_cutoff = max(spam_cutoff, 0.5)
+    spam_cutoff = max(spam_cutoff, min_spam_cutoff)
     return spam_cutoff, min(ham_cutoff, spam_cutoff)
 
 

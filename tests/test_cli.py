@@ -285,7 +285,7 @@ def test_filter_says_it_reads_a_message_typed_at_the_terminal(tmp_path):
     run(["train", TICKETS / "train", "--spam-label", "billing", "-o", model])
     with at_a_terminal("filter", model) as (process, keyboard):
         assert process.stderr.readline() == b"reading one message from the terminal; Ctrl-D ends\n"
-        os.write(keyboard, b"Can I pay the invoice by bank transfer?\n\x04")
+        os.write(keyboard, b"I was charged twice for my subscription. Stop the monthly charge.\n\x04")
         assert process.wait(timeout=30) == 0  # spam: billing is this filter's spam
         assert process.stdout.read().startswith(b"Spam\t")
 
