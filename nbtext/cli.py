@@ -893,8 +893,8 @@ def _filter_error(error: click.ClickException) -> click.ClickException:
               help="One message: write it to stdout unchanged, with an X-Nbtext-Status header added at the "
                    "end of its header block (on an error, unchanged, exit 3).")
 @click.option("-e", "--exit-zero", is_flag=True,
-              help="With --passthrough: exit 0 whatever the verdict (errors still exit 3), as procmail "
-                   "'fw' recipes need.")
+              help="One message: exit 0 whatever the verdict (errors still exit 3), as procmail 'fw' "
+                   "recipes with --passthrough and shell scripts under 'set -e' need.")
 @click.option("-q", "--quiet", is_flag=True, help="One message: print nothing; the exit status is the verdict.")
 @cutoff_options
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
@@ -925,7 +925,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file
     from .render import tsv_field
-    from .spam import EXIT_SPAM, VERDICTS, SpamFilter, insert_header, status_header
+    from .spam import VERDICTS, SpamFilter, insert_header, status_header
 
     single = source == "-" or (os.path.isfile(source) and not is_mbox(source))
     raw = None
@@ -964,7 +964,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             fields = [] if source == "-" else [tsv_field(source)]
             click.echo("\t".join([*fields, VERDICTS[verdict], f"{score:.6f}"]))
         ctx = click.get_current_context()
-        ctx.exit(EXIT_SPAM if passthrough and exit_zero else verdict)
+        ctx.exit(0 if exit_zero else verdict)
     if passthrough:
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers)

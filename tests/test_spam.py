@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbtext.readers import LabelledCorpus
-from nbtext.spam import VERDICTS, choose_cutoffs, fit_platt, spam_log_odds, train_filter
+from nbtext.spam import MIN_SPAM_CUTOFF, VERDICTS, choose_cutoffs, fit_platt, spam_log_odds, train_filter
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
 from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_process, run
@@ -119,7 +119,7 @@ def test_spam_cutoff_loses_no_more_ham_than_the_target(points, fp_target):
     spam_cutoff, ham_cutoff = choose_cutoffs(scores, is_spam, fp_target)
     ham = scores[~is_spam]
     assert (ham >= spam_cutoff).sum() <= int(fp_target * len(ham))
-    assert spam_cutoff >= 0.5 and ham_cutoff == 0.5
+    assert spam_cutoff >= MIN_SPAM_CUTOFF == 0.99 and ham_cutoff == 0.5
 
 
 def test_a_filter_model_has_exactly_the_counts_of_a_plain_model():
@@ -143,6 +143,8 @@ def test_filter_exit_codes_follow_bogofilter(filter_model, mail_root, tickets_mo
     assert run(["filter", filter_model], input=ham.read_bytes(), expect=1).stdout.startswith("Ham\t")
     unsure = run(["filter", "--spam-cutoff", "1", "--ham-cutoff", "0", filter_model, spam], expect=2)
     assert unsure.stdout.split("\t")[1] == "Unsure"
+    # --exit-zero: the verdict is still printed, the status is 0 (a script under `set -e`)
+    assert run(["filter", "-e", filter_model], input=ham.read_bytes(), expect=0).stdout.startswith("Ham\t")
     assert run(["filter", "-q", filter_model, spam], expect=0).stdout == ""
     # every error is 3: a missing model, a bad option, a model that is not a filter, a missing file
     assert "no such model file" in run(["filter", filter_model.parent / "none", spam], expect=3).stderr
