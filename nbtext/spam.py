@@ -37,7 +37,7 @@ DEFAULT_HAM_CUTOFF = 0.5
 #: The lowest spam cut-off a filter measures. A message is called spam only when it is at least
 #: 99% likely to be, which weighs a lost good message as 99 lost catches (bogofilter's spam
 #: cut-off is 0.99 too). Ham outside the training data's kinds is what the out-of-fold target
-#: cannot see: a shop's newsletter, a list subscription with nothing but a signature; with
+#: cannot see: an airline's newsletter, a list post with nothing but a signature; with
 #: cut-offs as low as 0.5 such messages were lost (README, "Side by side with bogofilter").
 MIN_SPAM_CUTOFF = 0.99
 DEFAULT_FOLDS = 5
