@@ -44,7 +44,7 @@ DEFAULT_FOLDS = 5
 #: A filter's transforms and settings where the caller gave none. A filter is judged by how
 #: much spam it catches at a tiny false-positive rate, not by accuracy; there, unit length and
 #: IDF over terms seen twice catch more spam for fewer lost messages than the plain-text
-#: defaults (README, "Side by side with bogofilter": benchmarks/spam.py under both).
+#: defaults (README, "nbtext filter": benchmarks/spam.py under both).
 FILTER_WEIGHTING = {"tf": "log", "doc_norm": "l2"}
 FILTER_SETTINGS = {"alpha": 0.1, "idf": True, "min_df": 2}
 #: A filter's word tokens where the caller gave none: runs of two or more letters and digits,
