@@ -122,6 +122,38 @@ def test_spam_cutoff_loses_no_more_ham_than_the_target(points, fp_target):
     assert spam_cutoff >= MIN_SPAM_CUTOFF == 0.99 and ham_cutoff == 0.5
 
 
+def _tally(scores, is_spam):
+    from benchmarks.spam import Tally
+
+    tally = Tally()
+    for half in (slice(None, len(scores) // 2), slice(len(scores) // 2, None)):  # two folds, pooled
+        tally.add(np.array(is_spam[half]), np.zeros(len(scores[half]), int), np.array(scores[half]))
+    return tally
+
+
+def test_hindsight_recall_by_hand():
+    """benchmarks/spam.py's ranking column: a spam scored level with a lost ham message is
+    lost with it, so losing 2 of these ham is no better than losing 1."""
+    ham, spam = [0.9, 0.5, 0.5, 0.1], [0.95, 0.9, 0.6, 0.5, 0.2]
+    tally = _tally(ham + spam, [False] * 4 + [True] * 5)
+    assert [tally.recall_losing_at_most(lost) for lost in range(5)] == [0.2, 0.6, 0.6, 1.0, 1.0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.booleans()), min_size=2, max_size=200), st.integers(0, 4))
+def test_hindsight_recall_is_the_roc_curves_best_point(points, lost):
+    """Against scikit-learn's ROC curve: the highest true-positive rate among the thresholds
+    that let at most ``lost`` ham through (scores drawn from few values, so ties abound)."""
+    from sklearn.metrics import roc_curve
+
+    scores, is_spam = [s / 20 for s, _ in points], [y for _, y in points]
+    if all(is_spam) or not any(is_spam):
+        return
+    fpr, tpr, _ = roc_curve(is_spam, scores, drop_intermediate=False)
+    ham_lost = np.rint(fpr * is_spam.count(False))
+    assert _tally(scores, is_spam).recall_losing_at_most(lost) == pytest.approx(tpr[ham_lost <= lost].max())
+
+
 def test_a_filter_model_has_exactly_the_counts_of_a_plain_model():
     docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
     model, plain = train_filter(docs, analyzer=DEFAULT_ANALYZER, tf=DEFAULT_TF, doc_norm=DEFAULT_DOC_NORM), train(docs)
