@@ -11,7 +11,7 @@ from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
 
-from .conftest import TICKETS, corpus_path
+from .conftest import TICKETS, corpus_path, run
 
 
 def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
@@ -38,6 +38,31 @@ def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
         "link to a folder read elsewhere (not read twice)": ["spam/link-to-ham"],
         "broken link or unreadable": ["spam/broken"],
     }
+
+
+def test_a_class_folder_without_documents_is_counted(tmp_path, tickets_model):
+    """`mkdir data/neutral` before its files are copied in: training went on with the other
+    classes and never said that one was missing. A folder whose only file is hidden is such a
+    folder too; a link already counted as read elsewhere is not counted twice."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(TICKETS / "train" / "billing", data / "billing")
+    shutil.copytree(TICKETS / "train" / "shipping", data / "shipping")
+    (data / "neutral").mkdir()
+    (data / "notes").mkdir()
+    (data / "notes" / ".DS_Store").write_bytes(b"\0")
+    os.symlink(data / "billing", data / "invoices")
+    corpus = LabelledCorpus([str(data)])
+    assert len(list(corpus)) == 162 and corpus.report.labels == {"billing": 81, "shipping": 81}
+    skipped = {why: sorted(os.path.relpath(p, data) for p in paths) for why, paths in corpus.report.skipped.items()}
+    assert skipped == {
+        "class folder holding no documents": ["neutral", "notes"],
+        "hidden": ["notes/.DS_Store"],
+        "link to a folder read elsewhere (not read twice)": ["invoices"],
+    }
+    result = run(["eval", tickets_model, data, "-v"])
+    assert "2 skipped: class folder holding no documents\n" f"  {data / 'neutral'}\n  {data / 'notes'}\n" in result.stderr
 
 
 def test_class_folders_may_be_links_and_every_folder_is_read_once(tmp_path):

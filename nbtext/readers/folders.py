@@ -22,6 +22,8 @@ READ_ELSEWHERE = "link to a folder read elsewhere (not read twice)"
 GONE = "gone before it was read (moved or deleted meanwhile)"
 #: The start of the reason for a listed file that cannot be read; the system's reason follows.
 UNREADABLE = "unreadable ("
+#: A first-level folder in which no document was found: its label gets no documents from it.
+NO_DOCUMENTS = "class folder holding no documents"
 
 
 def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
@@ -33,6 +35,8 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
     subfolders'. Links to folders are followed after the rest of the tree is listed, so that
     every folder is read once, under its own path where the tree holds it: a link to a folder
     read elsewhere (another class's, or one above it, which would loop) is skipped and counted.
+    A class folder in which no document was found is counted too, so that a class does not go
+    missing unsaid.
     """
     walk = _Walk(report, labelled)
     walk.enter(root, None, unreadable="unreadable folder")
@@ -40,18 +44,26 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
         links, walk.links = walk.links, []
         for path, label in links:
             walk.enter(path, label, unreadable="broken link or unreadable")
+    if walk.class_folders:
+        found = {label for _, label, _ in walk.entries}
+        reported = {source for sources in report.skipped.values() for source in sources}
+        for path, label in walk.class_folders:
+            if label not in found and path not in reported:
+                report.skip(NO_DOCUMENTS, path)
     return walk.entries
 
 
 class _Walk:
-    """One listing: the entries so far, the folders read (device, inode), and the links to
-    folders met but not yet followed, with the label their files would take."""
+    """One listing: the entries so far, the folders read (device, inode), the links to
+    folders met but not yet followed, with the label their files would take, and the class
+    folders (path, label) met."""
 
     def __init__(self, report: ReadReport, labelled: bool) -> None:
         self.report, self.labelled = report, labelled
         self.entries: list[Entry] = []
         self.seen: set[tuple[int, int]] = set()
         self.links: list[tuple[str, str | None]] = []
+        self.class_folders: list[tuple[str, str]] = []
 
     def enter(self, folder: str, label: str | None, *, unreadable: str) -> None:
         """List ``folder`` unless a folder read already is the same one (skipped and counted);
@@ -87,7 +99,10 @@ class _Walk:
         for child in folders:
             if child.name.startswith("."):
                 report.skip("hidden", child.path)
-            elif child.is_symlink():
+                continue
+            if self.labelled and label is None:
+                self.class_folders.append((child.path, child.name))
+            if child.is_symlink():
                 self.links.append((child.path, label or child.name))
             else:
                 subfolders.append(child)
