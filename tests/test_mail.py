@@ -163,12 +163,16 @@ def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, tmp
 def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     """tune scores mail as train reads it: with the default header tokens. The tuned model,
     trained on the same settings, equals train's model."""
+    import json
+
     from nbtext.readers.mail import DEFAULT_MAIL_HEADERS
+    from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING
 
     from .test_training import assert_same_model
 
-    grid = '{"variant": ["complement"], "alpha": [0.1], "ngram_range": [[1, 2]], "tf": ["log"], "doc_norm": ["l2"], ' \
-           '"idf": [true], "min_df": [2]}'  # a spam filter's defaults: this mail has a spam class
+    # a spam filter's defaults: this mail has a spam class
+    grid = json.dumps({"variant": ["complement"], "ngram_range": [[1, 2]],
+                       **{key: [value] for key, value in {**FILTER_SETTINGS, **FILTER_WEIGHTING}.items()}})
     run(["tune", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "tuned", "--grid", grid])
     run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "trained"])
     tuned, trained = Model.load(tmp_path / "tuned"), Model.load(tmp_path / "trained")

@@ -16,7 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbtext.readers import LabelledCorpus
-from nbtext.spam import MIN_SPAM_CUTOFF, VERDICTS, choose_cutoffs, fit_platt, spam_log_odds, train_filter
+from nbtext.spam import (
+    FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, choose_cutoffs, fit_platt, spam_log_odds, train_filter,
+)
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
 from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_process, run
@@ -57,13 +59,13 @@ def test_a_filter_takes_the_filter_defaults_unless_told_otherwise(filter_model, 
 
     model = Model.load(filter_model)
     assert (model.counts.tf, model.counts.doc_norm) == ("log", "l2")
-    assert {k: model.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.1, "idf": True, "min_df": 2}
+    assert {k: model.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.05, "idf": True, "min_df": 1}
     root, _ = mail_root
     run(["train", "--input-format", "email", root / "train", "-o", tmp_path / "own", "--doc-norm", "none",
-         "--min-df", "1", "--binary"])
+         "--min-df", "2", "--binary"])
     own = Model.load(tmp_path / "own")
     assert (own.counts.tf, own.counts.doc_norm) == ("binary", None)
-    assert {k: own.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.1, "idf": True, "min_df": 1}
+    assert {k: own.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.05, "idf": True, "min_df": 2}
 
 
 def _payload_counts(path):
@@ -120,6 +122,16 @@ def test_spam_cutoff_loses_no_more_ham_than_the_target(points, fp_target):
     ham = scores[~is_spam]
     assert (ham >= spam_cutoff).sum() <= int(fp_target * len(ham))
     assert spam_cutoff >= MIN_SPAM_CUTOFF == 0.99 and ham_cutoff == 0.5
+
+
+def test_train_help_states_the_filter_defaults_the_code_uses():
+    """The help is written out, so that `nbtext train` need not import the filter code to
+    start; it must still say what a filter trains with, and the spam cut-off's floor."""
+    help_text = " ".join(run(["train", "--help"]).stdout.split())
+    stated = (f"--doc-norm {FILTER_WEIGHTING['doc_norm']} --idf --min-df {FILTER_SETTINGS['min_df']} "
+              f"--alpha {FILTER_SETTINGS['alpha']} (measured better for filtering)")
+    assert FILTER_SETTINGS["idf"] and stated in help_text
+    assert f"the lowest, {MIN_SPAM_CUTOFF} or above" in help_text
 
 
 def _tally(scores, is_spam):
