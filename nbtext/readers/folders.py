@@ -46,22 +46,22 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
             walk.enter(path, label, unreadable="broken link or unreadable")
     if walk.class_folders:
         found = {label for _, label, _ in walk.entries}
-        reported = {source for sources in report.skipped.values() for source in sources}
         for path, label in walk.class_folders:
-            if label not in found and path not in reported:
+            if label not in found and path in walk.listed:  # one not listed is counted already
                 report.skip(NO_DOCUMENTS, path)
     return walk.entries
 
 
 class _Walk:
-    """One listing: the entries so far, the folders read (device, inode), the links to
-    folders met but not yet followed, with the label their files would take, and the class
-    folders (path, label) met."""
+    """One listing: the entries so far, the folders read (device, inode) and the paths of those
+    listed, the links to folders met but not yet followed, with the label their files would
+    take, and the class folders (path, label) met."""
 
     def __init__(self, report: ReadReport, labelled: bool) -> None:
         self.report, self.labelled = report, labelled
         self.entries: list[Entry] = []
         self.seen: set[tuple[int, int]] = set()
+        self.listed: set[str] = set()
         self.links: list[tuple[str, str | None]] = []
         self.class_folders: list[tuple[str, str]] = []
 
@@ -91,6 +91,7 @@ class _Walk:
         except OSError as error:
             report.skip("unreadable folder", str(error.filename))
             return
+        self.listed.add(folder)
         folders: list[os.DirEntry[str]] = []
         files: list[os.DirEntry[str]] = []
         for child in children:
