@@ -54,37 +54,38 @@ BOGOFILTER_ISSUE = {
 
 @dataclasses.dataclass
 class Tally:
-    ham: int = 0
-    ham_lost: int = 0
-    spam: int = 0
-    spam_caught: int = 0
-    unsure: int = 0
+    """One tool's times over a corpus's folds, and each fold's test messages: whether spam,
+    the verdict, the score."""
     train_seconds: float = 0.0
     classify_seconds: float = 0.0
-    scores: list[np.ndarray] = dataclasses.field(default_factory=list)
-    is_spam: list[np.ndarray] = dataclasses.field(default_factory=list)
+    folds: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = dataclasses.field(default_factory=list)
 
     def add(self, is_spam: np.ndarray, verdicts: np.ndarray, scores: np.ndarray) -> None:
-        self.scores.append(scores)
-        self.is_spam.append(is_spam)
-        self.ham += int((~is_spam).sum())
-        self.spam += int(is_spam.sum())
-        self.ham_lost += int((verdicts[~is_spam] == EXIT_SPAM).sum())
-        self.spam_caught += int((verdicts[is_spam] == EXIT_SPAM).sum())
-        self.unsure += int((verdicts == EXIT_UNSURE).sum())
+        self.folds.append((is_spam, verdicts, scores))
+
+    def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        is_spam, verdicts, scores = (np.concatenate(column) for column in zip(*self.folds))
+        return is_spam, verdicts, scores
+
+    @property
+    def ham_lost(self) -> int:
+        is_spam, verdicts, _ = self.pooled()
+        return int((verdicts[~is_spam] == EXIT_SPAM).sum())
 
     def recall_losing_at_most(self, lost: int) -> float:
         """Spam recall at the best cut-off on the pooled scores that loses at most ``lost`` ham."""
-        scores, is_spam = np.concatenate(self.scores), np.concatenate(self.is_spam)
+        is_spam, _, scores = self.pooled()
         ham = np.sort(scores[~is_spam])[::-1]
         if lost >= ham.size:
             return 1.0
         return float(np.mean(scores[is_spam] > ham[lost]))  # ties with a lost ham message are lost too
 
     def row(self, losses: list[int]) -> str:
-        n = self.ham + self.spam
-        return (f"{self.ham_lost / self.ham:.2%} ({self.ham_lost} of {self.ham:,}) | {self.spam_caught / self.spam:.1%} | "
-                f"{self.unsure:,} of {n:,} | {self.train_seconds:.1f} | {1000 * self.classify_seconds / n:.2f} | "
+        is_spam, verdicts, _ = self.pooled()
+        n, ham, spam = is_spam.size, int((~is_spam).sum()), int(is_spam.sum())
+        caught, unsure = int((verdicts[is_spam] == EXIT_SPAM).sum()), int((verdicts == EXIT_UNSURE).sum())
+        return (f"{self.ham_lost / ham:.2%} ({self.ham_lost} of {ham:,}) | {caught / spam:.1%} | "
+                f"{unsure:,} of {n:,} | {self.train_seconds:.1f} | {1000 * self.classify_seconds / n:.2f} | "
                 + " | ".join(f"{self.recall_losing_at_most(lost):.1%}" for lost in losses))
 
 
