@@ -219,9 +219,20 @@ def _absolute(paths: tuple[str, ...]) -> list[str]:
     return [p if p == "-" else os.path.abspath(p) for p in paths]
 
 
-def format_option(*choices: str) -> Callable:
-    return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True,
-                        help="Output format.")
+def format_option(*choices: str, piped: str | None = None) -> Callable:
+    """--format, the first choice by default; with ``piped``, that one by default where stdout
+    is not a terminal (a table's aligned columns split badly on the spaces in a bigram)."""
+    if piped is None:
+        return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True,
+                            help="Output format.")
+
+    def on_terminal_or_piped(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+        if value is not None:
+            return value
+        return choices[0] if sys.stdout.isatty() else piped
+
+    return click.option("--format", "fmt", type=click.Choice(choices), callback=on_terminal_or_piped,
+                        help=f"Output format.  [default: {choices[0]} on a terminal, else {piped}]")
 
 
 model_argument = click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
@@ -1047,7 +1058,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
 @click.option("-k", "--top", "k", type=click.IntRange(min=1), default=20, show_default=True,
               help="How many words per class.")
 @click.option("--class", "labels", multiple=True, metavar="LABEL", help="Only this class (repeatable).")
-@format_option("table", "tsv", "json")
+@format_option("table", "tsv", "json", piped="tsv")
 def inspect_top_words(model_path, k, labels, fmt) -> None:
     """Show, for each class, the words that most raise it, with their scores.
 
@@ -1065,7 +1076,7 @@ def inspect_top_words(model_path, k, labels, fmt) -> None:
     \b
     Example:
       nbtext inspect-top-words tickets.joblib -k 10
-      nbtext inspect-top-words tickets.joblib --class billing --format tsv
+      nbtext inspect-top-words tickets.joblib --class billing | cut -f3   # piped: TSV
     """
     from . import render
     from .model import Model

@@ -157,6 +157,37 @@ def test_inspect_top_words(tickets_model):
     assert not {"the", "and", "my", "is"} & {w["word"] for words in top.values() for w in words}
 
 
+def _on_a_terminal(*args) -> str:
+    """What nbtext writes to a real terminal (a pseudo-terminal), its escapes left out."""
+    import pty
+    import re
+
+    leader, follower = pty.openpty()
+    process = nbtext_process(*args, stdout=follower, stderr=subprocess.DEVNULL)
+    os.close(follower)
+    written = b""
+    with contextlib.suppress(OSError):  # Linux ends a pty whose other side closed with EIO
+        while chunk := os.read(leader, 65536):
+            written += chunk
+    os.close(leader)
+    assert process.wait() == 0
+    return re.sub(r"\x1b\[[0-9;]*m", "", written.decode()).replace("\r\n", "\n")
+
+
+def test_top_words_are_a_table_on_a_terminal_and_tsv_in_a_pipe(tickets_model):
+    """`nbtext inspect-top-words m | cut -f3` worked only with --format tsv: piped, the table's
+    columns, aligned with spaces, split inside each bigram ("and stop"). With no --format a
+    pipe now gets TSV, and a person at a terminal still gets the table."""
+    piped = nbtext_process("inspect-top-words", tickets_model, "-k", "3", stdout=subprocess.PIPE, text=True)
+    rows = piped.communicate()[0]
+    assert piped.returncode == 0
+    assert rows == run(["inspect-top-words", tickets_model, "-k", "3", "--format", "tsv"]).stdout
+    assert rows.splitlines()[0] == "billing\t1\tand stop\t3.938584"
+    table = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "table"]).stdout
+    assert table.splitlines()[1].split() == ["billing", "1", "and", "stop", "3.939"]
+    assert _on_a_terminal("inspect-top-words", tickets_model, "-k", "3") == table
+
+
 @pytest.mark.parametrize("variant", ["bernoulli", "complement"])
 def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     run(["train", TICKETS / "train", "-o", tmp_path / "m", "--variant", variant])
@@ -514,7 +545,7 @@ def test_char_ngrams_train_tune_and_show_as_written(tmp_path):
     run(["train", TICKETS / "train", "-o", tmp_path / "c", "--char-ngrams", "3,4"])
     model = Model.load(tmp_path / "c")
     assert model.analyzer.char_ngrams == (3, 4)
-    shown = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing"]).stdout
+    shown = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing", "--format", "table"]).stdout
     rows = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing", "--format", "tsv"]).stdout
     features = [row.split("\t")[2] for row in rows.splitlines()]
     assert any(feature.startswith("[") and " " not in feature for feature in features)  # e.g. [ant]
