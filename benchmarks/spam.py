@@ -64,8 +64,8 @@ class Tally:
         self.folds.append((is_spam, verdicts, scores))
 
     def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        is_spam, verdicts, scores = (np.concatenate(column) for column in zip(*self.folds))
-        return is_spam, verdicts, scores
+        """Every fold's messages as one: whether spam, the verdicts, the scores."""
+        return tuple(np.concatenate(column) for column in zip(*self.folds))
 
     @property
     def ham_lost(self) -> int:
@@ -84,7 +84,8 @@ class Tally:
         is_spam, verdicts, _ = self.pooled()
         n, ham, spam = is_spam.size, int((~is_spam).sum()), int(is_spam.sum())
         caught, unsure = int((verdicts[is_spam] == EXIT_SPAM).sum()), int((verdicts == EXIT_UNSURE).sum())
-        return (f"{self.ham_lost / ham:.2%} ({self.ham_lost} of {ham:,}) | {caught / spam:.1%} | "
+        ham_lost = self.ham_lost
+        return (f"{ham_lost / ham:.2%} ({ham_lost} of {ham:,}) | {caught / spam:.1%} | "
                 f"{unsure:,} of {n:,} | {self.train_seconds:.1f} | {1000 * self.classify_seconds / n:.2f} | "
                 + " | ".join(f"{self.recall_losing_at_most(lost):.1%}" for lost in losses))
 
