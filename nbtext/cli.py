@@ -733,7 +733,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     of stdin is one document. Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
     --proba adds each label's probability, --top-k the next best labels (a tab, newline or
     backslash in a name is written \\t, \\n or \\\\). Answers stream: each is printed as soon
-    as its input has been read.
+    as its input has been read; going to a file or a pipe, they are counted on stderr when
+    that is a terminal.
 
     \b
     Example:
@@ -748,7 +749,6 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     model = Model.load(model_path)
     k = min(top_k, len(model.classes))
     report = ReadReport()
-    out = sys.stdout
     input_format = input_format or _trained_format(model)
     columns = _columns(text_column, None, id_column)
     if dask_address:
@@ -758,10 +758,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             raise click.UsageError("--dask scores document files and folders, not table columns")
         format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, fmt=fmt)
         with connect(dask_address) as client:
-            for text in predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
-                                           encoding=encoding, format_batch=format_batch):
-                out.write(text)
-                out.flush()
+            _write_answers(predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
+                                              encoding=encoding, format_batch=format_batch), "documents")
     else:
         if "-" in (paths or ["-"]) and sys.stdin.isatty():  # not left waiting without a word
             click.echo("reading documents from the terminal, one a line; Ctrl-D ends", err=True)
@@ -777,10 +775,20 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
         else:
             answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
         with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
-            for text in answers:
-                out.write(text)
-                out.flush()
+            _write_answers(answers, "documents")
     _print_read_report(report, verbose, encoding, always=False, empty=model.core.empty_answer)
+
+
+def _write_answers(answers: Iterable[str], unit: str) -> None:
+    """Write each block of answers to stdout as soon as it comes, and count them (one line a
+    document) on a terminal's stderr while stdout goes to a file or a pipe."""
+    from . import render
+
+    with render.progress(None, "scoring", unit=unit, beside_answers=True) as advance:
+        for text in answers:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            advance(text.count("\n"))
 
 
 def _load_one_thread(path: str):
@@ -979,13 +987,13 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     if passthrough:
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers)
-    out = sys.stdout
-    for batch, _ in batches:
+
+    def answers(batch) -> str:
         scores = spam_filter.scores(model, [doc.text for doc in batch])
-        verdicts = spam_filter.verdicts(scores)
-        out.write("".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
-                          for doc, v, s in zip(batch, verdicts, scores)))
-        out.flush()
+        return "".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
+                       for doc, v, s in zip(batch, spam_filter.verdicts(scores), scores))
+
+    _write_answers((answers(batch) for batch, _ in batches), "messages")
     empty = ""
     if report.empty:  # what the filter makes of a message with no words, in its own terms
         empty_score = spam_filter.scores(model, [""])

@@ -40,18 +40,26 @@ def console(file: IO[str] | None = None, *, width: int | None = None):
 
 
 @contextlib.contextmanager
-def progress(total: int | None, description: str, *, unit: str = "bytes") -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr when it is a terminal (bytes, or a count of ``unit``); a no-op
-    callback otherwise."""
-    if not sys.stderr.isatty():
+def progress(total: int | None, description: str, *, unit: str = "bytes",
+             beside_answers: bool = False) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr when it is a terminal (bytes, or a count of ``unit``; with no
+    ``total``, the count so far); a no-op callback otherwise. ``beside_answers``: the command
+    streams its answers to stdout, so the bar shows only while they go elsewhere (a file, a
+    pipe): on the terminal, the answers are the progress, and the bar would tear them."""
+    if not sys.stderr.isatty() or (beside_answers and sys.stdout.isatty()):
         yield lambda n: None
         return
     from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeRemainingColumn)
+                               TimeElapsedColumn, TimeRemainingColumn)
 
-    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
-    columns = [TextColumn("{task.description}"), BarColumn(), amount, TimeRemainingColumn()]
-    with Progress(*columns, console=console(sys.stderr), transient=True) as bar:
+    if total is None and unit != "bytes":
+        columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(f"{{task.completed:,.0f}} {unit}"),
+                   TimeElapsedColumn()]
+    else:
+        amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+        columns = [TextColumn("{task.description}"), BarColumn(), amount, TimeRemainingColumn()]
+    # Left alone, rich would catch stdout too and print it above the bar, on stderr: the answers.
+    with Progress(*columns, console=console(sys.stderr), transient=True, redirect_stdout=False) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +61,24 @@ def run(args: list[str], *, input: str | bytes | None = None, expect: int | None
 def nbtext_process(*args: str, **kwargs) -> subprocess.Popen:
     """nbtext as a real process (for pipes, signals and cold starts)."""
     return subprocess.Popen([sys.executable, "-m", "nbtext", *map(str, args)], **kwargs)
+
+
+def on_a_terminal(*args: str, streams: tuple[str, ...] = ("stdout",), stdout=subprocess.DEVNULL) -> str:
+    """What nbtext writes to a real terminal (a pseudo-terminal) on ``streams``, stdout, stderr
+    or both, its escapes left out; stdout goes to ``stdout`` where it is not among them."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = nbtext_process(*args, stdout=follower if "stdout" in streams else stdout,
+                             stderr=follower if "stderr" in streams else subprocess.DEVNULL)
+    os.close(follower)
+    written = b""
+    with contextlib.suppress(OSError):  # Linux ends a pty whose other side closed with EIO
+        while chunk := os.read(leader, 65536):
+            written += chunk
+    os.close(leader)
+    assert process.wait() == 0
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", written.decode()).replace("\r\n", "\n")
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import pytest
 
 from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 
-from .conftest import REPO, TICKETS, corpus_path, nbtext_process, run
+from .conftest import REPO, TICKETS, corpus_path, nbtext_process, on_a_terminal, run
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -157,23 +157,6 @@ def test_inspect_top_words(tickets_model):
     assert not {"the", "and", "my", "is"} & {w["word"] for words in top.values() for w in words}
 
 
-def _on_a_terminal(*args) -> str:
-    """What nbtext writes to a real terminal (a pseudo-terminal), its escapes left out."""
-    import pty
-    import re
-
-    leader, follower = pty.openpty()
-    process = nbtext_process(*args, stdout=follower, stderr=subprocess.DEVNULL)
-    os.close(follower)
-    written = b""
-    with contextlib.suppress(OSError):  # Linux ends a pty whose other side closed with EIO
-        while chunk := os.read(leader, 65536):
-            written += chunk
-    os.close(leader)
-    assert process.wait() == 0
-    return re.sub(r"\x1b\[[0-9;]*m", "", written.decode()).replace("\r\n", "\n")
-
-
 def test_top_words_are_a_table_on_a_terminal_and_tsv_in_a_pipe(tickets_model):
     """`nbtext inspect-top-words m | cut -f3` worked only with --format tsv: piped, the table's
     columns, aligned with spaces, split inside each bigram ("and stop"). With no --format a
@@ -185,7 +168,20 @@ def test_top_words_are_a_table_on_a_terminal_and_tsv_in_a_pipe(tickets_model):
     assert rows.splitlines()[0] == "billing\t1\tand stop\t3.938584"
     table = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "table"]).stdout
     assert table.splitlines()[1].split() == ["billing", "1", "and", "stop", "3.939"]
-    assert _on_a_terminal("inspect-top-words", tickets_model, "-k", "3") == table
+    assert on_a_terminal("inspect-top-words", tickets_model, "-k", "3") == table
+
+
+def test_predict_counts_its_answers_on_the_terminal_while_they_go_to_a_file(tickets_model, tmp_path):
+    """`nbtext predict m crawl/ > labels.tsv` said nothing until it ended. With stderr on a
+    terminal it now counts the documents scored there, and the file gets the answers and
+    nothing else; on the terminal itself the answers are the progress, and no bar tears them."""
+    answers = run(["predict", tickets_model, TICKETS / "test"]).stdout
+    assert len(answers.splitlines()) == 120
+    with open(tmp_path / "labels.tsv", "w") as labels:
+        shown = on_a_terminal("predict", tickets_model, TICKETS / "test", streams=("stderr",), stdout=labels)
+    assert (tmp_path / "labels.tsv").read_text() == answers
+    assert "scoring" in shown and " 120 documents " in shown
+    assert on_a_terminal("predict", tickets_model, TICKETS / "test", streams=("stdout", "stderr")) == answers
 
 
 @pytest.mark.parametrize("variant", ["bernoulli", "complement"])

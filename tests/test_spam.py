@@ -21,7 +21,7 @@ from nbtext.spam import (
 )
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
-from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_process, run
+from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_process, on_a_terminal, run
 
 #: Enough mail for scores a filter is sure of: with 400 and 150, most held-out spam scored
 #: between 0.9 and 0.99, unsure under the 0.99 floor of the spam cut-off.
@@ -334,6 +334,21 @@ def test_nightly_maildir_job_files_spam_into_junk(filter_model, mail_root, tmp_p
     assert len(filed) + len(left) == 10  # nothing lost
     ids = {path: mailbox.mboxMessage(path.read_bytes()).get("Message-ID") for path in spam + ham}
     assert set(filed) >= {ids[p] for p in spam[:3]} and not set(filed) & {ids[p] for p in ham}
+
+
+def test_a_nightly_run_into_a_file_counts_the_messages_on_the_terminal(filter_model, mail_root, tmp_path):
+    """`nbtext filter m ~/Maildir > verdicts.tsv` run by hand: the messages scored are counted
+    on the terminal, and the file holds one verdict a message and nothing else."""
+    _, held = mail_root
+    maildir = mailbox.Maildir(tmp_path / "Maildir")
+    for path in held["spam"][:20] + held["ham"][:30]:
+        maildir.add(mailbox.MaildirMessage(path.read_bytes()))
+    verdicts = run(["filter", filter_model, tmp_path / "Maildir"]).stdout
+    with open(tmp_path / "verdicts.tsv", "w") as out:
+        shown = on_a_terminal("filter", filter_model, tmp_path / "Maildir", streams=("stderr",), stdout=out)
+    assert (tmp_path / "verdicts.tsv").read_text() == verdicts
+    assert len(verdicts.splitlines()) == 50 and {line.split("\t")[1] for line in verdicts.splitlines()} <= set(VERDICTS)
+    assert "scoring" in shown and " 50 messages " in shown
 
 
 def test_procmail_recipe_command_passes_mail_through(filter_model, mail_root):
