@@ -651,8 +651,8 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds.")
 @click.option("--grid", metavar="JSON|FILE",
               help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
-                   "Keys: variant, alpha, ngram_range, char_ngrams, tokens, tf, doc_norm, idf, norm, min_df, "
-                   "fit_prior.")
+                   "Keys: variant, alpha, analyzer, ngram_range, char_ngrams, tokens, tf, doc_norm, idf, norm, "
+                   "min_df, max_df, fit_prior (as train's options: true or false for a flag, [1, 2] for a range).")
 @click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Leaderboard rows shown.")
 @input_options

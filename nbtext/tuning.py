@@ -8,6 +8,7 @@ corpora that fit in it.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import os
@@ -147,6 +148,9 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     >>> read_grid('{"alpha": [0.1, 0]}')
     Traceback (most recent call last):
     nbtext.errors.DataError: alpha 0: the smoothing must be a number above 0, e.g. 0.1
+    >>> read_grid('{"idf": ["false"]}')
+    Traceback (most recent call last):
+    nbtext.errors.DataError: idf "false": use true or false (JSON, no quotes)
     """
     if not spec:
         return dict(DEFAULT_GRID)
@@ -161,15 +165,35 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
         raise DataError("expected an object of non-empty lists")
     unknown = sorted(set(grid) - GRID_KEYS)
     if unknown:
-        raise DataError(f"unknown setting {unknown[0]!r}; use {sorted(GRID_KEYS)}")
-    for key in ("ngram_range", "char_ngrams"):
-        if key in grid:
-            grid[key] = [tuple(value) if value else None for value in grid[key]]
-    bad_alpha = next((a for a in grid.get("alpha", []) if isinstance(a, bool) or not isinstance(a, (int, float))
-                      or not a > 0), None)
-    if bad_alpha is not None:
-        raise DataError(f"alpha {bad_alpha!r}: the smoothing must be a number above 0, e.g. 0.1")
-    return grid
+        close = difflib.get_close_matches(unknown[0], GRID_KEYS, n=1)
+        raise DataError(f"unknown setting {unknown[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+                        f"use {sorted(GRID_KEYS)}")
+    return {key: [_grid_value(key, value) for value in values] for key, values in grid.items()}
+
+
+def _grid_value(key: str, value: Any) -> Any:
+    """One value of ``key`` in a grid, as the search takes it; a DataError that says what to
+    write where JSON's types would slip through (``"false"`` is a true string). The named
+    choices (variant, tf, tokens ...) are checked, with their lists, as the model is built."""
+    def is_count(n: Any) -> bool:
+        return isinstance(n, int) and not isinstance(n, bool)
+
+    shown = json.dumps(value)
+    if key in ("idf", "norm", "fit_prior") and not isinstance(value, bool):
+        raise DataError(f"{key} {shown}: use true or false (JSON, no quotes)")
+    if key in ("ngram_range", "char_ngrams"):
+        if value is None and key == "char_ngrams":
+            return None
+        if not (isinstance(value, list) and len(value) == 2 and all(map(is_count, value))):
+            raise DataError(f"{key} {shown}: use [MIN, MAX] lengths, e.g. [1, 2]"
+                            + (", or null for none" if key == "char_ngrams" else ""))
+        return tuple(value)
+    if key in ("min_df", "max_df") and not (is_count(value) and value >= 0
+                                           or isinstance(value, float) and 0 <= value <= 1):
+        raise DataError(f"{key} {shown}: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)")
+    if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0):
+        raise DataError(f"alpha {shown}: the smoothing must be a number above 0, e.g. 0.1")
+    return value
 
 
 def expand(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:

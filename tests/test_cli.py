@@ -515,6 +515,29 @@ def test_tune_leaderboard_and_best_model(tmp_path):
                                     "above 0, e.g. 0.1\n")  # it was a ValueError traceback, after all the reading
 
 
+@pytest.mark.parametrize("grid, message", [
+    ('{"idf": ["false"]}', 'idf "false": use true or false (JSON, no quotes)'),  # was a true string: IDF on
+    ('{"norm": [0]}', "norm 0: use true or false (JSON, no quotes)"),
+    ('{"ngram_range": [2]}', "ngram_range 2: use [MIN, MAX] lengths, e.g. [1, 2]"),  # a TypeError traceback
+    ('{"char_ngrams": [[3]]}', "char_ngrams [3]: use [MIN, MAX] lengths, e.g. [1, 2], or null for none"),
+    ('{"min_df": ["2"]}', 'min_df "2": use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)'),
+    ('{"max_df": [1.5]}', "max_df 1.5: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)"),
+    ('{"maxdf": [0.5]}', "unknown setting 'maxdf' (did you mean 'max_df'?); use ['alpha', "),
+])
+def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message):
+    result = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", grid], expect=2)
+    assert f"Error: Invalid value for --grid: {message}" in result.stderr
+    assert "Traceback" not in result.stderr and "read 243" not in result.stderr
+
+
+def test_tune_help_names_every_key_a_grid_may_hold():
+    from nbtext.tuning import GRID_KEYS
+
+    grid_option = next(p for p in cli.commands["tune"].params if p.name == "grid")
+    named = grid_option.help.partition("Keys: ")[2].partition(" (")[0]
+    assert sorted(named.split(", ")) == sorted(GRID_KEYS)
+
+
 def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):
     """`nbtext tune` with no --grid or --cv searches the 128 settings by the 3 folds whose
     nested cross-validation README reports, and saves the setting the benchmark scores."""
