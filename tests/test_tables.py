@@ -135,6 +135,15 @@ def test_columns_are_refused_where_no_table_is_read(tmp_path, tickets_model):
     error = run(["predict", tickets_model, notes, "--text-column", "text"], expect=1).stderr
     assert error.endswith(f"Error: {notes}: --text-column and --id-column read tables and JSONL files by name "
                           "(.csv, .tsv, .tab, .jsonl, .ndjson); this is none of them\n")
+    # train read a folder or a file of another format as ever, the column options quietly unused
+    for data, kind in [(TICKETS / "train", "a folder"), (notes, "none of them")]:
+        error = run(["train", data, "--text-column", "text", "-o", tmp_path / "m"], expect=1).stderr
+        assert error.endswith(f"Error: {data}: --text-column, --label-column, --id-column and --skip-unlabelled read "
+                              "tables and JSONL files (.csv, .tsv, .tab, .jsonl, .ndjson, or --input-format csv, tsv or "
+                              f"jsonl); this is {kind}\n")
+    (tmp_path / "notes.tab").write_text(table.replace(",", "\t") + "my invoice is wrong\tbilling\n")
+    trained = run(["train", tmp_path / "notes.tab", "--text-column", "text", "-o", tmp_path / "m"])  # as predict
+    assert trained.stderr.startswith("read 2 documents\n")  # reads it: by name, the header row its columns
     (tmp_path / "table.csv").write_text(table)
     assert run(["predict", tickets_model, tmp_path / "table.csv", "--text-column", "text"]).stdout == \
         f"{tmp_path / 'table.csv'}:2\tshipping\n"

@@ -28,8 +28,8 @@ __all__ = [
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
 INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
-_SUFFIXES = {".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
-#: The files predict reads columns or fields of.
+_SUFFIXES = {".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
+#: The files whose columns or fields --text-column and the like read, by name.
 _COLUMN_SUFFIXES = (*DELIMITERS, ".jsonl", ".ndjson")
 _FILES_PER_BATCH = 256
 
@@ -144,6 +144,11 @@ class LabelledCorpus:
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
         fmt = input_format or (_folder_format(path) if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
+        if self.columns is not None and fmt not in ("csv", "tsv", "jsonl", "manifest"):  # else quietly unused
+            kind = "a folder" if os.path.isdir(path) else f"read as {fmt}" if fmt else "none of them"
+            raise DataError(f"{path}: --text-column, --label-column, --id-column and --skip-unlabelled read tables and "
+                            f"JSONL files ({', '.join(_COLUMN_SUFFIXES)}, or --input-format csv, tsv or jsonl); "
+                            f"this is {kind}")
         if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
