@@ -359,6 +359,9 @@ def _labelled_corpus(data, options: dict[str, Any], analyzer, input_format=None)
     (by --input-format, or mbox files and maildirs recognised as such) gets the default header
     tokens, the same whichever way it was found to be mail."""
     corpus = _corpus(data, options, analyzer.headers, input_format)
+    if options.get("headers") and not corpus.is_mail:  # plain text has no headers: they would be quietly unused
+        raise click.UsageError("--headers adds the words of mail headers: read DATA as mail (--input-format email, "
+                               "mbox or maildir)")
     headers = mail_headers(options.get("headers"), corpus.is_mail)  # tune has no --headers
     if headers != analyzer.headers:
         analyzer = dataclasses.replace(analyzer, headers=headers)

@@ -209,3 +209,14 @@ def test_mail_found_by_looking_gets_the_same_header_tokens(mail_layouts, tmp_pat
     assert_same_model(found, told)
     run(["train", mail_layouts / "maildir", "-o", tmp_path / "plain", "--headers", "none"])
     assert Model.load(tmp_path / "plain").analyzer.headers == ()
+
+
+def test_headers_asked_of_plain_text_are_an_error(mail_layouts, tmp_path):
+    """The same messages as a plain folder have no headers to read: --headers trained as if it
+    were not there (the model even kept the names), where it now says how to read mail."""
+    args = ["train", mail_layouts / "folder", "--headers", "subject", "-o", tmp_path / "m"]
+    error = run(args, expect=2).stderr
+    assert error.endswith("Error: --headers adds the words of mail headers: read DATA as mail (--input-format email, "
+                          "mbox or maildir)\n")
+    run([*args, "--input-format", "email"])
+    assert Model.load(tmp_path / "m").analyzer.headers == ("subject",)
