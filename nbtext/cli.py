@@ -571,6 +571,11 @@ def merge(models, output, min_df, max_df, max_features) -> None:
                    "merged data; train on all of it to measure them again", err=True)
 
 
+#: The options of eval that apply to a MODEL given: how DATA is read and the report written.
+_READING_OPTIONS = {"args", "fmt", "input_format", "encoding", "verbose", "text_column", "id_column", "label_column",
+                    "skip_unlabelled"}
+
+
 @cli.command("eval")
 @click.argument("args", nargs=-1, required=True, metavar="MODEL DATA... | --cv K DATA...")
 @format_option("table", "json")
@@ -604,6 +609,10 @@ def eval_(args, fmt, cv, seed, **options) -> None:
         return _cross_validate(args, cv, seed, fmt, options)
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
+    unused = sorted(_given_options(click.get_current_context()) - _READING_OPTIONS)
+    if unused:  # they would be quietly unused: a model is scored as it was trained
+        raise click.UsageError(f"--{unused[0].replace('_', '-')} is for --cv K: MODEL is scored as it was trained "
+                               "(train it again to change that)")
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))

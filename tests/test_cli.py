@@ -205,6 +205,8 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     (["predict"], 2, "Missing argument 'MODEL'"),
     (["train", str(TICKETS / "train"), "-o", "m", "--analyzer", "char_wb", "--tokens", "joined"], 1,
      "Error: --tokens is how the word analyzer finds words: use it with the word analyzer\n"),
+    (["eval", "m.joblib", str(TICKETS / "test"), "--alpha", "5"], 2,  # ignored, the model's own alpha scored
+     "Error: --alpha is for --cv K: MODEL is scored as it was trained (train it again to change that)\n"),
 ])
 def test_exit_codes_and_one_line_errors(tmp_path, monkeypatch, args, code, message):
     monkeypatch.chdir(tmp_path)
