@@ -561,9 +561,24 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 
     settings = {name: value for name, value in
                 {"min_df": min_df, "max_df": max_df, "max_features": max_features}.items() if value is not None}
-    merged = merge_models([Model.load(path) for path in models], settings=settings)
+    seen: dict[tuple[int, int], str] = {}
+    for path in filter(os.path.exists, models):  # the same counts added twice would weigh every word double
+        key = (os.stat(path).st_dev, os.stat(path).st_ino)
+        if key in seen:
+            raise click.UsageError(f"{seen[key]} is given twice{f' (again as {path})' if path != seen[key] else ''}: "
+                                   "its counts would be added twice")
+        seen[key] = path
+    loaded = [Model.load(path) for path in models]
+    merged = merge_models(loaded, settings=settings)
     merged.save(output)
     render.train_summary(merged, output, verb="merged")
+    trained_on: dict[str, str] = {}
+    for path, model in zip(models, loaded):
+        for data in model.summary.get("inputs", []):
+            if data in trained_on and data != "-":  # a folder filled afresh each day is fine; the same one is not
+                click.echo(f"{path} and {trained_on[data]} were both trained on {data}: if it held the same "
+                           "documents both times, they count twice", err=True)
+            trained_on.setdefault(data, path)
     kept = [what for what, key in (("spam filter's score and cut-offs", "spam"), ("calibration", "calibration"))
             if merged.settings[key]]
     if kept:  # measured by cross-validation on the first model's documents, which merge does not have

@@ -262,11 +262,13 @@ def test_merging_filters_says_whose_cut_offs_the_result_keeps(filter_model, tmp_
     """The merged counts are all the data's, but the spam score's calibration and the cut-offs
     were measured by cross-validation on the first model's documents, which merge does not
     have: its summary showed that model's figures as the merged filter's, without a word."""
-    result = run(["merge", filter_model, filter_model, "-o", tmp_path / "merged.joblib"])
+    shutil.copy(filter_model, tmp_path / "again.joblib")  # the same file twice is refused
+    result = run(["merge", filter_model, tmp_path / "again.joblib", "-o", tmp_path / "merged.joblib"])
     assert result.stderr.splitlines()[-1] == (
         f"the spam filter's score and cut-offs are {filter_model}'s, measured on its documents alone, not on the "
         "merged data; train on all of it to measure them again")
-    assert "measured on its documents" not in run(["merge", tickets_model, tickets_model, "-o",
+    shutil.copy(tickets_model, tmp_path / "tickets.joblib")
+    assert "measured on its documents" not in run(["merge", tickets_model, tmp_path / "tickets.joblib", "-o",
                                                    tmp_path / "plain.joblib"]).stderr
 
 

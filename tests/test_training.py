@@ -82,6 +82,28 @@ def test_merge_prunes_after_adding(sms_halves, tmp_path):
     assert_same_model(Model.load(tmp_path / "merged"), Model.load(tmp_path / "all"))
 
 
+def test_merge_refuses_a_model_twice_and_warns_of_shared_data(sms_halves, tmp_path):
+    """Merging a file with itself (or a link to it) doubled every count without a word; models
+    trained on the same DATA path are merged, since a folder filled afresh each day is the
+    intended use, but the user is told in case it held the same documents."""
+    d = sms_halves
+    run(["train", d / "a.tsv", "-o", tmp_path / "a"])
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    for again in (tmp_path / "a", tmp_path / "link"):
+        result = run(["merge", tmp_path / "a", again, "-o", tmp_path / "m"], expect=2)
+        shown = f" (again as {again})" if again != tmp_path / "a" else ""
+        assert result.stderr.endswith(f"Error: {tmp_path / 'a'} is given twice{shown}: its counts would be added "
+                                      "twice\n")
+    assert not (tmp_path / "m").exists()
+    missing = run(["merge", tmp_path / "none", tmp_path / "a", "-o", tmp_path / "m"], expect=1)
+    assert missing.stderr == f"Error: {tmp_path / 'none'}: no such model file\n"  # told as before
+    run(["train", d / "a.tsv", "-o", tmp_path / "a2"])
+    run(["train", d / "b.tsv", "-o", tmp_path / "b"])
+    warned = f"{tmp_path / 'a2'} and {tmp_path / 'a'} were both trained on {d / 'a.tsv'}"
+    assert warned in run(["merge", tmp_path / "a", tmp_path / "a2", "-o", tmp_path / "m"]).stderr
+    assert "both trained on" not in run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m"]).stderr
+
+
 def test_update_keeps_the_analyzer_and_merge_checks_it(sms_halves, tmp_path):
     d = sms_halves
     run(["train", d / "a.tsv", "-o", tmp_path / "a"])
