@@ -215,6 +215,18 @@ def _given_options(ctx: click.Context) -> set[str]:
     return given | {"tf"} if "binary" in given else given
 
 
+def _each_once(paths: Iterable[str], why: str) -> None:
+    """A usage error where a file or folder is given twice, by name or through a link: a slip
+    that would count its documents or counts twice, weighing each word of them double."""
+    seen: dict[tuple[int, int], str] = {}
+    for path in filter(os.path.exists, paths):  # a missing one is told where it is opened
+        key = (os.stat(path).st_dev, os.stat(path).st_ino)
+        if key in seen:
+            raise click.UsageError(f"{seen[key]} is given twice{f' (again as {path})' if path != seen[key] else ''}: "
+                                   f"{why}")
+        seen[key] = path
+
+
 def _absolute(paths: tuple[str, ...]) -> list[str]:
     return [p if p == "-" else os.path.abspath(p) for p in paths]
 
@@ -372,6 +384,7 @@ def _labelled_corpus(data, options: dict[str, Any], analyzer, input_format=None)
 def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
     from .readers import LabelledCorpus
 
+    _each_once(data, "its documents would be read twice")
     return LabelledCorpus(data, input_format=options["input_format"] or input_format, encoding=options["encoding"],
                           headers=headers, columns=_columns(options["text_column"], options["label_column"],
                                                             options["id_column"], options["skip_unlabelled"]))
@@ -561,13 +574,7 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 
     settings = {name: value for name, value in
                 {"min_df": min_df, "max_df": max_df, "max_features": max_features}.items() if value is not None}
-    seen: dict[tuple[int, int], str] = {}
-    for path in filter(os.path.exists, models):  # the same counts added twice would weigh every word double
-        key = (os.stat(path).st_dev, os.stat(path).st_ino)
-        if key in seen:
-            raise click.UsageError(f"{seen[key]} is given twice{f' (again as {path})' if path != seen[key] else ''}: "
-                                   "its counts would be added twice")
-        seen[key] = path
+    _each_once(models, "its counts would be added twice")
     loaded = [Model.load(path) for path in models]
     merged = merge_models(loaded, settings=settings)
     merged.save(output)
@@ -1068,6 +1075,8 @@ def learn(model_path, items, unlearn, verbose) -> None:
             groups[current].append(item)
     if not any(groups.values()):
         raise click.UsageError("give the messages: --spam PATH... and/or --ham PATH...")
+    _each_once([path for paths in groups.values() for path in paths],
+               f"its messages would be {'unlearned' if unlearn else 'learned'} twice")
     report = ReadReport()
     with locked(model_path):
         model = Model.load(model_path)

@@ -207,6 +207,8 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
      "Error: --tokens is how the word analyzer finds words: use it with the word analyzer\n"),
     (["eval", "m.joblib", str(TICKETS / "test"), "--alpha", "5"], 2,  # ignored, the model's own alpha scored
      "Error: --alpha is for --cv K: MODEL is scored as it was trained (train it again to change that)\n"),
+    (["train", str(TICKETS / "train"), f"{TICKETS / 'train'}/", "-o", "m"], 2,  # each document counted twice
+     f"Error: {TICKETS / 'train'} is given twice (again as {TICKETS / 'train'}/): its documents would be read twice\n"),
 ])
 def test_exit_codes_and_one_line_errors(tmp_path, monkeypatch, args, code, message):
     monkeypatch.chdir(tmp_path)

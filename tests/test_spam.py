@@ -303,6 +303,9 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     again = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1)
     assert "never learned" in again.stderr
     run(["learn", model, held["spam"][30]], expect=2)
+    twice = run(["learn", model, "--spam", held["spam"][31], "--ham", held["spam"][31]], expect=2)
+    assert twice.stderr.endswith(f"Error: {held['spam'][31]} is given twice: its messages would be learned twice\n")
+    assert_same_counts(_payload_counts(model), before)  # nothing learned
 
 
 def test_concurrent_learn_processes_lose_no_update(filter_model, mail_root, tmp_path):
