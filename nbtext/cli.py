@@ -309,7 +309,8 @@ def nb_options(command: Callable) -> Callable:
         click.option("--fit-prior/--uniform-prior", default=True, show_default=True,
                      help="Learn class priors from the data, or treat classes as equally likely (Multinomial "
                           "and Bernoulli NB; Complement NB does not weigh the priors)."),
-        click.option("--norm", is_flag=True, help="Complement NB: normalise the weights per class (Rennie et al.)."),
+        click.option("--norm/--no-norm", default=False,
+                     help="Complement NB: normalise the weights per class (Rennie et al.)."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)
 

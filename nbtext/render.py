@@ -161,8 +161,16 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
     print(f"{figures}   ({k}-fold stratified, seed {seed})", file=file)
 
 
+#: The flags whose off side is not --no-NAME.
+_OFF_FLAGS = {"fit_prior": "--uniform-prior"}
+
+
 def describe(settings: dict[str, Any]) -> str:
-    """A setting as the command-line options that give it."""
+    """A setting as the command-line options of `nbtext train` that give it.
+
+    >>> describe({"variant": "complement", "ngram_range": (1, 2), "idf": False, "fit_prior": False})
+    '--variant complement --ngram-range 1,2 --no-idf --uniform-prior'
+    """
     parts = []
     for key, value in settings.items():
         if key in ("ngram_range", "char_ngrams") and value:
@@ -170,7 +178,8 @@ def describe(settings: dict[str, Any]) -> str:
         if value is None:
             value = "none"
         if isinstance(value, bool):
-            parts.append(f"--{key.replace('_', '-')}" if value else f"--no-{key.replace('_', '-')}")
+            name = key.replace("_", "-")
+            parts.append(f"--{name}" if value else _OFF_FLAGS.get(key, f"--no-{name}"))
         else:
             parts.append(f"--{key.replace('_', '-')} {value}")
     return " ".join(parts)

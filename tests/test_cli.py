@@ -542,6 +542,21 @@ def test_tune_help_names_every_key_a_grid_may_hold():
     assert sorted(named.split(", ")) == sorted(GRID_KEYS)
 
 
+@pytest.mark.parametrize("flags", [True, False])
+def test_the_leaderboard_shows_settings_as_options_train_takes(flags):
+    """tune prints each setting as the options that give it, to paste into `nbtext train`:
+    --no-fit-prior and --no-norm were no options of train ("No such option")."""
+    from nbtext.render import describe
+    from nbtext.tuning import GRID_KEYS
+
+    setting = {"variant": "multinomial", "alpha": 0.3, "analyzer": "word", "ngram_range": (1, 3), "char_ngrams": None,
+               "tokens": "joined", "tf": "binary", "doc_norm": None, "idf": flags, "norm": flags, "min_df": 2,
+               "max_df": 0.5, "fit_prior": flags}
+    assert set(setting) == GRID_KEYS
+    train = cli.commands["train"].make_context("train", ["DATA", "-o", "m", *describe(setting).split()])
+    assert {key: train.params[key] for key in setting} == {**setting, "doc_norm": "none"}  # train spells it none
+
+
 def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):
     """`nbtext tune` with no --grid or --cv searches the 128 settings by the 3 folds whose
     nested cross-validation README reports, and saves the setting the benchmark scores."""
