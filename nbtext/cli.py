@@ -690,8 +690,9 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
                    "min_df, max_df, fit_prior (as train's options: true or false for a flag, [1, 2] for a range).")
 @click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True, help="Leaderboard rows shown.")
+@format_option("table", "tsv", "json", piped="tsv")
 @input_options
-def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
+def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     """Search settings by cross-validation, show a leaderboard, save the best model.
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
@@ -707,6 +708,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
       nbtext tune corpora/support-tickets/train -o best.joblib
       nbtext tune sms.tsv -o best.joblib --grid '{"alpha": [0.1, 0.3], "variant": ["complement"]}'
       nbtext tune reviews/ -o best.joblib --grid '{"char_ngrams": [null, [2, 5]], "alpha": [0.3, 1]}'
+      nbtext tune corpora/support-tickets/train -o best.joblib --format json | jq -r '.[0].options'
     """
     from . import render
     from .analysis import Analyzer
@@ -721,7 +723,7 @@ def tune(data, output, cv, seed, grid, metric, top, **options) -> None:
         trials = cross_validate(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
                                 progress=advance)
     trials = rank(trials)
-    render.leaderboard(trials[:top], metric, total=len(trials))
+    render.leaderboard(trials[:top], metric, fmt, total=len(trials))
     model = train_setting(documents, trials[0].settings, base_analyzer=base,
                           summary={"inputs": _absolute(data), "input_format": options["input_format"],
                                    "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})

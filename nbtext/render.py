@@ -185,9 +185,22 @@ def describe(settings: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def leaderboard(trials: list, metric: str, *, total: int, file: IO[str] | None = None,
+def leaderboard(trials: list, metric: str, fmt: str = "table", *, total: int, file: IO[str] | None = None,
                 width: int | None = None) -> None:
-    """The best settings of a search, best first, with mean and spread over the folds."""
+    """The best settings of a search, best first, with mean and spread over the folds: a table,
+    TSV lines (rank, mean, std, seconds, options) or one JSON array, each setting there both
+    as its values and as the options of `nbtext train` that give it."""
+    file = file or sys.stdout
+    if fmt == "json":
+        print(json.dumps([{"rank": rank, "metric": metric, "mean": trial.mean, "std": trial.std,
+                           "seconds": trial.seconds, "settings": trial.settings, "options": describe(trial.settings)}
+                          for rank, trial in enumerate(trials, 1)]), file=file)
+        return
+    if fmt == "tsv":
+        for rank, trial in enumerate(trials, 1):
+            print(f"{rank}\t{trial.mean:.6f}\t{trial.std:.6f}\t{trial.seconds:.3f}\t{describe(trial.settings)}",
+                  file=file)
+        return
     from rich.table import Table
 
     table = Table("rank", f"{metric} mean", "std", "seconds", "settings", box=None,

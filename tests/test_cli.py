@@ -500,7 +500,7 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     from nbtext.model import Model
 
     grid = '{"variant": ["complement", "multinomial"], "alpha": [0.1, 1.0], "ngram_range": [[1, 1], [1, 2]]}'
-    result = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--grid", grid, "--cv", "3"])
+    result = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--grid", grid, "--cv", "3", "--format", "table"])
     board = result.stdout.splitlines()
     assert board[0].strip() == "best 8 of 8 settings"
     best_row = board[2].split()
@@ -511,7 +511,14 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     assert f"--variant {model.settings['variant']} --alpha {model.settings['alpha']}" in board[2]
     (tmp_path / "grid.json").write_text(grid)  # the same grid from a file
     again = run(["tune", TICKETS / "train", "-o", tmp_path / "again", "--grid", tmp_path / "grid.json", "--cv", "3"])
-    assert [line.split()[:2] for line in again.stdout.splitlines()[2:]] == [line.split()[:2] for line in board[2:]]
+    rows = [line.split("\t") for line in again.stdout.splitlines()]  # piped: TSV, the options one field
+    assert [[rank, f"{float(mean):.4f}", options] for rank, mean, _, _, options in rows] == \
+        [[cells[0], cells[1], " ".join(cells[4:])] for cells in map(str.split, board[2:])]
+    listed = json.loads(run(["tune", TICKETS / "train", "-o", tmp_path / "again", "--grid", grid, "--format",
+                             "json"]).stdout)
+    assert [entry["options"] for entry in listed] == [options for *_, options in rows]
+    assert listed[0]["settings"] == {"variant": model.settings["variant"], "alpha": model.settings["alpha"],
+                                     "ngram_range": list(model.analyzer.ngram_range)}
     bad = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"beta": [1]}'], expect=2)
     assert "unknown setting 'beta'" in bad.stderr
     negative = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"alpha": [0.1, -1]}'], expect=2)
@@ -564,7 +571,7 @@ def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):
     from nbtext.model import Model
     from nbtext.readers import LabelledCorpus
 
-    board = run(["tune", TICKETS / "train", "-o", tmp_path / "best"]).stdout
+    board = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--format", "table"]).stdout
     assert board.splitlines()[0].strip() == "best 10 of 128 settings"
     chosen = tuned_setting(list(LabelledCorpus([str(TICKETS / "train")])))
     model = Model.load(tmp_path / "best")
@@ -593,7 +600,7 @@ def test_char_ngrams_train_tune_and_show_as_written(tmp_path):
     board = run(["tune", TICKETS / "train", "-o", tmp_path / "t", "--grid", grid, "--cv", "3"]).stdout
     assert "--char-ngrams 3,4" in board and "--char-ngrams none" in board
     tuned = Model.load(tmp_path / "t")
-    assert tuned.analyzer.char_ngrams == ((3, 4) if "--char-ngrams 3,4" in board.splitlines()[2] else None)
+    assert tuned.analyzer.char_ngrams == ((3, 4) if "--char-ngrams 3,4" in board.splitlines()[0] else None)
 
 
 def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
@@ -623,9 +630,8 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
 
     board = run(["tune", TICKETS / "train", "-o", tmp_path / "t", "--grid",
                  '{"tokens": ["words", "joined"], "alpha": [0.3]}', "--cv", "3"]).stdout.splitlines()
-    assert board[0].strip() == "best 2 of 2 settings"
-    assert sorted(row.split("--tokens ")[1].split()[0] for row in board[2:4]) == ["joined", "words"]
-    assert f"--tokens {Model.load(tmp_path / 't').analyzer.tokens}" in board[2]
+    assert sorted(row.split("--tokens ")[1].split()[0] for row in board) == ["joined", "words"]  # TSV: no title
+    assert f"--tokens {Model.load(tmp_path / 't').analyzer.tokens}" in board[0]
 
 
 def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
