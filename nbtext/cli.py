@@ -220,7 +220,8 @@ def _each_once(paths: Iterable[str], why: str) -> None:
     that would count its documents or counts twice, weighing each word of them double."""
     seen: dict[tuple[int, int], str] = {}
     for path in filter(os.path.exists, paths):  # a missing one is told where it is opened
-        key = (os.stat(path).st_dev, os.stat(path).st_ino)
+        info = os.stat(path)
+        key = (info.st_dev, info.st_ino)
         if key in seen:
             raise click.UsageError(f"{seen[key]} is given twice{f' (again as {path})' if path != seen[key] else ''}: "
                                    f"{why}")
@@ -583,7 +584,7 @@ def merge(models, output, min_df, max_df, max_features) -> None:
     trained_on: dict[str, str] = {}
     for path, model in zip(models, loaded):
         for data in model.summary.get("inputs", []):
-            if data in trained_on and data != "-":  # a folder filled afresh each day is fine; the same one is not
+            if data in trained_on and data != "-":  # told, not refused: a folder filled afresh each day is merge's use
                 click.echo(f"{path} and {trained_on[data]} were both trained on {data}: if it held the same "
                            "documents both times, they count twice", err=True)
             trained_on.setdefault(data, path)
