@@ -699,7 +699,7 @@ def test_a_bad_record_comes_after_the_answers_read_before_it(tmp_path, tickets_m
     result = run(["predict", tickets_model, tmp_path / "new.jsonl", "--text-field", "text", "--id-field", "id",
                   "--jobs", jobs], expect=1)
     assert [line.split("\t")[0] for line in result.stdout.splitlines()] == [f"t{i}" for i in range(300)]
-    assert result.stderr == f"Error: {tmp_path / 'new.jsonl'}:301: no 'text' field\n"
+    assert result.stderr == f"Error: {tmp_path / 'new.jsonl'}:301: no 'text' field (set by --text-field)\n"
 
 
 def test_a_failing_scoring_process_is_an_error(tickets_model):

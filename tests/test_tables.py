@@ -61,6 +61,20 @@ def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tm
     assert [line.split("\t")[0] for line in lines] == [f"m{n}" for n in range(len(sms_rows))]
 
 
+def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
+    """A table whose columns are not text and label stopped with "no column 'text'", which did
+    not say that the name is an option's default; the error now names the option."""
+    (tmp_path / "t.csv").write_text("body,category\nwhere is my parcel,shipping\n")
+    error = run(["train", tmp_path / "t.csv", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.endswith(f"Error: {tmp_path / 't.csv'}: no column 'text' (set by --text-column); the header has: "
+                          "body, category\n")
+    error = run(["train", tmp_path / "t.csv", "--text-column", "body", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.endswith("no column 'label' (set by --label-column); the header has: body, category\n")
+    (tmp_path / "t.jsonl").write_text('{"body": "where is my parcel", "label": "shipping"}\n')
+    error = run(["train", tmp_path / "t.jsonl", "--label-field", "label", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.endswith(f"Error: {tmp_path / 't.jsonl'}:1: no 'text' field (set by --text-field)\n")
+
+
 def test_missing_labels_stop_or_are_counted(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text('text,label\n"fine, quoted",ham\n"no label here",\n"win ""cash"" now",spam\n')

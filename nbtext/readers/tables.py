@@ -55,8 +55,10 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
         index = {name: i for i, name in enumerate(header)}
         wanted = [c for c in (columns.text, columns.label, columns.id) if c is not None]
         missing = [name for name in wanted if name not in index]
-        if missing:
-            raise DataError(f"{path}: no column {missing[0]!r}; the header has: {', '.join(header)}")
+        if missing:  # the defaults (text, label) are easily missed: name the option that sets the one sought
+            option = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
+            raise DataError(f"{path}: no column {missing[0]!r} (set by {option[missing[0]]}); the header has: "
+                            f"{', '.join(header)}")
         start = 1
         for row in rows:
             where = f"{path}:{start + 1}"
@@ -128,7 +130,7 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
               encoding: str) -> Iterator[Document]:
     text = get(columns.text)
     if text is None:
-        raise DataError(f"{where}: no {columns.text!r} field")
+        raise DataError(f"{where}: no {columns.text!r} field (set by --text-field)")
     text, replaced = _clean(str(text), encoding)
     label = None
     if columns.label is not None:
