@@ -204,6 +204,8 @@ def analyzer_options(command: Callable) -> Callable:
 #: Options fixed when documents are counted: --update keeps the model's.
 ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "tokens", "lowercase", "stop_words", "tf", "binary",
                     "doc_norm", "headers", "hash_features")
+#: The options that set the model's Naive Bayes core and its pruning (the rest of training's).
+NB_OPTIONS = ("variant", "alpha", "fit_prior", "norm", "idf", "min_df", "max_df", "max_features")
 
 
 def _given_options(ctx: click.Context) -> set[str]:
@@ -363,8 +365,7 @@ def _setup(options: dict[str, Any]):
                         hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
-    settings = {name: options[name] for name in
-                ("variant", "alpha", "fit_prior", "norm", "idf", "min_df", "max_df", "max_features")}
+    settings = {name: options[name] for name in NB_OPTIONS}
     return analyzer, weighting, settings
 
 
@@ -595,11 +596,6 @@ def merge(models, output, min_df, max_df, max_features) -> None:
                    "merged data; train on all of it to measure them again", err=True)
 
 
-#: The options of eval that apply to a MODEL given: how DATA is read and the report written.
-_READING_OPTIONS = {"args", "fmt", "input_format", "encoding", "verbose", "text_column", "id_column", "label_column",
-                    "skip_unlabelled"}
-
-
 @cli.command("eval")
 @click.argument("args", nargs=-1, required=True, metavar="MODEL DATA... | --cv K DATA...")
 @format_option("table", "json")
@@ -633,7 +629,7 @@ def eval_(args, fmt, cv, seed, **options) -> None:
         return _cross_validate(args, cv, seed, fmt, options)
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
-    unused = sorted(_given_options(click.get_current_context()) - _READING_OPTIONS)
+    unused = sorted(_given_options(click.get_current_context()) & {*ANALYZER_OPTIONS, *NB_OPTIONS, "seed"})
     if unused:  # they would be quietly unused: a model is scored as it was trained
         raise click.UsageError(f"--{unused[0].replace('_', '-')} is for --cv K: MODEL is scored as it was trained "
                                "(train it again to change that)")
