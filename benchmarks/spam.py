@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import shutil
 import statistics
 import subprocess
@@ -62,26 +63,28 @@ class Tally:
 
     def add(self, is_spam: np.ndarray, verdicts: np.ndarray, scores: np.ndarray) -> None:
         self.folds.append((is_spam, verdicts, scores))
+        self.__dict__.pop("pooled", None)  # joined again when next asked for
 
+    @functools.cached_property
     def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every fold's messages as one: whether spam, the verdicts, the scores."""
         return tuple(np.concatenate(column) for column in zip(*self.folds))
 
     @property
     def ham_lost(self) -> int:
-        is_spam, verdicts, _ = self.pooled()
+        is_spam, verdicts, _ = self.pooled
         return int((verdicts[~is_spam] == EXIT_SPAM).sum())
 
     def recall_losing_at_most(self, lost: int) -> float:
         """Spam recall at the best cut-off on the pooled scores that loses at most ``lost`` ham."""
-        is_spam, _, scores = self.pooled()
+        is_spam, _, scores = self.pooled
         ham = np.sort(scores[~is_spam])[::-1]
         if lost >= ham.size:
             return 1.0
         return float(np.mean(scores[is_spam] > ham[lost]))  # ties with a lost ham message are lost too
 
     def row(self, losses: list[int]) -> str:
-        is_spam, verdicts, _ = self.pooled()
+        is_spam, verdicts, _ = self.pooled
         n, ham, spam = is_spam.size, int((~is_spam).sum()), int(is_spam.sum())
         caught, unsure = int((verdicts[is_spam] == EXIT_SPAM).sum()), int((verdicts == EXIT_UNSURE).sum())
         ham_lost = self.ham_lost
