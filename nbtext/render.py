@@ -33,10 +33,42 @@ def tsv_field(value: str) -> str:
 
 def console(file: IO[str] | None = None, *, width: int | None = None):
     """A rich Console on ``file`` (stdout by default); colour only on a terminal. Markup is off:
-    cells hold the user's words and labels, and ``[want]`` must print as itself."""
+    cells hold the user's words and labels, and ``[want]`` must print as itself. Into a file or
+    a pipe, lines end at their last character: rich pads every cell to its column's width."""
     from rich.console import Console
 
-    return Console(file=file or sys.stdout, width=width, highlight=False, soft_wrap=False, markup=False)
+    file = file or sys.stdout
+    out = file if _is_terminal(file) else _TrimmedLines(file)
+    return Console(file=out, width=width, highlight=False, soft_wrap=False, markup=False)
+
+
+def _is_terminal(file: IO[str]) -> bool:
+    try:
+        return file.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed file
+        return False
+
+
+class _TrimmedLines:
+    """Writes whole lines to ``file`` without the spaces at their ends."""
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+        self._partial = ""
+        self.encoding = getattr(file, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        if lines:
+            self._file.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:  # rich ends each print with a newline, so nothing is held back here
+        self._file.flush()
+
+    def isatty(self) -> bool:
+        return False
 
 
 @contextlib.contextmanager
