@@ -638,23 +638,27 @@ def eval_(args, fmt, cv, seed, **options) -> None:
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
     with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
-        report = _evaluate_stream(model, corpus.read(progress=advance))
+        report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.core.empty_answer)
     render.eval_report(report, fmt)
 
 
-def _evaluate_stream(model, documents) -> dict[str, Any]:
+def _evaluate_stream(model, documents, read_report) -> dict[str, Any]:
+    """The evaluation of ``model`` on labelled ``documents``; the documents in which it knows no
+    word go into ``read_report``."""
     import itertools
 
     import numpy as np
 
     from .metrics import evaluate
+    from .readers.report import unknown_words
 
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
     stream = iter(documents)
     while batch := list(itertools.islice(stream, 1000)):
         blocks.append(model.predict_log_proba([doc.text for doc in batch]))
+        read_report.unknown += unknown_words(batch, model.scored_as_empty(blocks[-1]))
         y_true += [doc.label for doc in batch]
     if not y_true:
         raise NbtextError("no documents to evaluate")
@@ -793,7 +797,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
         format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, fmt=fmt)
         with connect(dask_address) as client:
             _write_answers(predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
-                                              encoding=encoding, format_batch=format_batch), "documents")
+                                              encoding=encoding, format_batch=format_batch), "documents", report)
     else:
         if "-" in (paths or ["-"]) and sys.stdin.isatty():  # not left waiting without a word
             click.echo("reading documents from the terminal, one a line; Ctrl-D ends", err=True)
@@ -809,20 +813,22 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
         else:
             answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
         with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
-            _write_answers(answers, "documents")
+            _write_answers(answers, "documents", report)
     _print_read_report(report, verbose, encoding, always=False, empty=model.core.empty_answer)
 
 
-def _write_answers(answers: Iterable[str], unit: str) -> None:
+def _write_answers(answers: Iterable[tuple[str, list[str]]], unit: str, report) -> None:
     """Write each block of answers to stdout as soon as it comes, and count them (one line a
-    document) on a terminal's stderr while stdout goes to a file or a pipe."""
+    document) on a terminal's stderr while stdout goes to a file or a pipe. Each block comes
+    with the documents in it that had no word the model knows, for ``report``."""
     from . import render
 
     with render.progress(None, "scoring", unit=unit, beside_answers=True) as advance:
-        for text in answers:
+        for text, unknown in answers:
             sys.stdout.write(text)
             sys.stdout.flush()
             advance(text.count("\n"))
+            report.unknown += unknown
 
 
 def _load_one_thread(path: str):
@@ -872,14 +878,16 @@ def _blocks(batches: Iterable[tuple[list, bool]], size: int) -> Iterator[tuple[l
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> str:
-    """predict's output lines for one batch of documents."""
+def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> tuple[str, list[str]]:
+    """predict's output lines for one batch of documents, and the sources of those in which the
+    model knows no word."""
     import numpy as np
 
+    from .readers.report import unknown_words
     from .render import tsv_field
 
     if not batch:
-        return ""
+        return "", []
     classes = model.classes if fmt == "jsonl" else [tsv_field(label) for label in model.classes]
     log_proba = model.predict_log_proba([doc.text for doc in batch])
     best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
@@ -904,7 +912,7 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
             for label, p in top:
                 fields += [label, f"{p:.6f}"] if proba else [label]
             lines.append("\t".join(fields))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", unknown_words(batch, model.scored_as_empty(log_proba))
 
 
 def _identity(doc) -> str:
@@ -976,7 +984,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     from .model import Model
     from .readers import Document, ReadReport, iter_unlabelled
     from .readers.mail import is_mbox, read_message
-    from .readers.report import decode_file
+    from .readers.report import decode_file, unknown_words
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header
 
@@ -1022,14 +1030,16 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers)
 
-    def answers(batch) -> str:
-        scores = spam_filter.scores(model, [doc.text for doc in batch])
-        return "".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
-                       for doc, v, s in zip(batch, spam_filter.verdicts(scores), scores))
+    def answers(batch) -> tuple[str, list[str]]:
+        log_proba = model.predict_log_proba([doc.text for doc in batch])
+        scores = spam_filter.scores_of(log_proba, model.classes)
+        return ("".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
+                        for doc, v, s in zip(batch, spam_filter.verdicts(scores), scores)),
+                unknown_words(batch, model.scored_as_empty(log_proba)))
 
-    _write_answers((answers(batch) for batch, _ in batches), "messages")
+    _write_answers((answers(batch) for batch, _ in batches), "messages", report)
     empty = ""
-    if report.empty:  # what the filter makes of a message with no words, in its own terms
+    if report.empty or report.unknown:  # what the filter makes of a message with no words, in its own terms
         empty_score = spam_filter.scores(model, [""])
         empty = f"no words to go by: scored {empty_score[0]:.6f}, {VERDICTS[spam_filter.verdicts(empty_score)[0]]}"
     _print_read_report(report, verbose, "utf-8", always=False, empty=empty)

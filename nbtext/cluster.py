@@ -17,7 +17,7 @@ import itertools
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from .analysis import Analyzer
 from .counting import FrozenCounts
@@ -25,6 +25,9 @@ from .errors import DataError, NbtextError
 from .model import Model
 from .readers import Document, FileBatch, LabelledCorpus, ReadReport
 from .readers.folders import GONE, UNREADABLE, Entry, list_folder
+
+#: What predict makes of one batch of documents (its output lines, and what it noticed).
+Answers = TypeVar("Answers")
 
 #: Bytes of documents per training shard: big enough to amortise a task, small enough that a
 #: lost worker costs little.
@@ -162,16 +165,18 @@ def train_on_cluster(
 
 
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,
-                format_batch: Callable[[Model, list[Document]], str]) -> tuple[str, ReadReport]:
-    """On a worker: read one batch of files and return predict's output lines for them."""
+                format_batch: Callable[[Model, list[Document]], Answers]) -> tuple[Answers, ReadReport]:
+    """On a worker: read one batch of files and return predict's answers for them (what
+    ``format_batch`` makes of them) and what was read."""
     batch, report = _read_on_worker(entries, mail, encoding, model.analyzer.headers)
     return format_batch(model, batch), report
 
 
-def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadReport, *, mail: bool,
-                       encoding: str, format_batch: Callable[[Model, list[Document]], str]) -> Iterator[str]:
-    """predict's output for the files under ``paths``, in input order, block by block as the
-    workers finish them; the model is sent to every worker once."""
+def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadReport, *, mail: bool, encoding: str,
+                       format_batch: Callable[[Model, list[Document]], Answers]) -> Iterator[Answers]:
+    """predict's answers for the files under ``paths`` (what ``format_batch`` makes of each
+    batch), in input order, block by block as the workers finish them; the model is sent to
+    every worker once."""
     entries: list[Entry] = []
     for path in paths:
         if path == "-":
@@ -191,8 +196,8 @@ def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadR
     pending = submit(IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {}))))
     while pending:
         future = pending.pop(0)
-        text, part = future.result()
+        answers, part = future.result()
         report.update(part)
         future.release()
         pending += submit(1)
-        yield text
+        yield answers

@@ -204,6 +204,16 @@ class Model:
             log_proba = tempered(log_proba, self.settings["calibration"]["temperature"])
         return log_proba
 
+    def scored_as_empty(self, log_proba: np.ndarray) -> np.ndarray:
+        """Which rows of ``log_proba`` (from ``predict_log_proba``) are the model's answer to an
+        empty document: the texts in which it found no word it knows. Their answer is the class
+        priors (or, with Complement NB, even odds), not evidence."""
+        return (log_proba == self._empty_answer).all(axis=1)
+
+    @functools.cached_property
+    def _empty_answer(self) -> np.ndarray:
+        return self.predict_log_proba([""])[0]
+
     def _scored(self, table: WordTable | None, texts: Sequence[str]) -> np.ndarray:
         return self.core.predict_log_proba(self._counted(table, texts))
 

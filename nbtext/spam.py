@@ -104,7 +104,11 @@ class SpamFilter:
 
     def scores(self, model: Model, texts: Sequence[str]) -> np.ndarray:
         """The calibrated spam probability of each text."""
-        log_odds = spam_log_odds(model.predict_log_proba(texts), model.classes, self.label)
+        return self.scores_of(model.predict_log_proba(texts), model.classes)
+
+    def scores_of(self, log_proba: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+        """The calibrated spam probability of each row of a model's ``log_proba``."""
+        log_odds = spam_log_odds(log_proba, classes, self.label)
         return _sigmoid(self.slope * log_odds + self.intercept)
 
     def verdicts(self, scores: np.ndarray) -> np.ndarray:

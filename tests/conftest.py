@@ -89,6 +89,18 @@ def tickets_model(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def sms(tmp_path_factory) -> Path:
+    """SMS spam split by its published protocol: a folder with train.tsv (the first 30% of the
+    lines) and test.tsv (the rest)."""
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines(keepends=True)
+    folder = tmp_path_factory.mktemp("sms")
+    cut = int(len(lines) * 0.3)
+    (folder / "train.tsv").write_bytes(b"".join(lines[:cut]))
+    (folder / "test.tsv").write_bytes(b"".join(lines[cut:]))
+    return folder
+
+
 def assert_same_matrix(left, right) -> None:
     """Two CountMatrix objects hold the same rows, columns and values, exactly."""
     for part in ("indptr", "indices", "data"):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from nbtext.calibration import fit_temperature, log_loss, reliability, tempered
 from nbtext.model import Model
 
-from .conftest import assert_same_counts, corpus_path, run
+from .conftest import assert_same_counts, run
 
 
 @st.composite
@@ -57,16 +57,6 @@ def test_a_perfectly_calibrated_bin_has_no_gap():
     log_proba = np.log(np.tile([0.7, 0.3], (10, 1)))
     truth = np.array([0] * 7 + [1] * 3)
     assert reliability(log_proba, truth)["ece"] == pytest.approx(0.0, abs=1e-12)
-
-
-@pytest.fixture(scope="module")
-def sms(tmp_path_factory):
-    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines(keepends=True)
-    folder = tmp_path_factory.mktemp("sms-cal")
-    cut = int(len(lines) * 0.3)  # the published protocol: first 30% train
-    (folder / "train.tsv").write_bytes(b"".join(lines[:cut]))
-    (folder / "test.tsv").write_bytes(b"".join(lines[cut:]))
-    return folder
 
 
 def test_calibrate_keeps_predictions_and_lowers_held_out_log_loss(sms, tmp_path):

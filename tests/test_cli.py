@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nbtext.cli import BLAS_THREAD_VARIABLES, cli
+from nbtext.model import Model
+from nbtext.readers import LabelledCorpus
 
 from .conftest import REPO, TICKETS, corpus_path, nbtext_process, on_a_terminal, run
 
@@ -36,8 +39,6 @@ def test_train_keeps_one_letter_words_unless_told(tmp_path):
     """The default tokens keep one-letter words ("I want a refund": i, want, a, refund), which
     scored closest to the tuned pipeline across the shared corpora (README); --tokens words
     drops them, as scikit-learn's default does, and so does a character analyzer untold."""
-    from nbtext.model import Model
-
     run(["train", TICKETS / "train", "-o", tmp_path / "default"])
     run(["train", TICKETS / "train", "-o", tmp_path / "words", "--tokens", "words"])
     run(["train", TICKETS / "train", "-o", tmp_path / "chars", "--analyzer", "char_wb"])
@@ -103,7 +104,8 @@ def test_predict_jsonl(tickets_model):
 ])
 def test_the_report_says_what_an_empty_document_is_answered(tmp_path, variant, priors, answer):
     """With unequal classes (81 billing tickets, 40 shipping), the priors and a tie differ, so
-    the probabilities show which one an empty line got; words the model never saw get the same."""
+    the probabilities show which one an empty line got; words the model never saw get the same,
+    and the report says so of them too."""
     import shutil
 
     shutil.copytree(TICKETS / "train" / "billing", tmp_path / "train" / "billing")
@@ -117,7 +119,30 @@ def test_the_report_says_what_an_empty_document_is_answered(tmp_path, variant, p
     assert empty == pytest.approx(unknown, abs=1e-12)
     if priors is not None:
         assert [empty["billing"], empty["shipping"]] == pytest.approx(priors)
-    assert result.stderr == f"read 2 documents\n1 empty ({answer})\n"
+    assert result.stderr == f"read 2 documents\n1 empty ({answer})\n1 with no word the model knows ({answer})\n"
+
+
+def test_the_report_names_the_documents_with_no_word_the_model_knows(sms, tmp_path):
+    """Trained on the first 30% of SMS, 7 later messages ("Okie", ":-) :-)") hold no word the
+    model knows, so their answer is no evidence: eval and predict (one process or two, lines
+    from a real pipe) count them after the read, and --verbose names them."""
+    model = tmp_path / "sms.joblib"
+    run(["train", sms / "train.tsv", "-o", model])
+    docs = list(LabelledCorpus([str(sms / "test.tsv")]))
+    no_known_word = np.flatnonzero(np.diff(Model.load(model).vectorize([d.text for d in docs]).indptr) == 0)
+    assert len(no_known_word) == 7
+    answer = "no words to go by: Complement NB gives every class the same probability"
+    report = f"read 3,902 documents\n7 with no word the model knows ({answer})\n"
+    assert run(["eval", model, sms / "test.tsv"]).stderr == report
+    named = "".join(f"  {sms / 'test.tsv'}:{i + 1}\n" for i in no_known_word)
+    assert run(["eval", model, sms / "test.tsv", "-v"]).stderr == report + named
+    lines = "".join(doc.text + "\n" for doc in docs).encode()
+    for jobs in ("1", "2"):
+        process = nbtext_process("predict", model, "-v", "--jobs", jobs, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        answers, errors = process.communicate(lines, timeout=120)
+        assert process.returncode == 0 and answers.count(b"\n") == 3902
+        assert errors.decode() == report + "".join(f"  <stdin>:{i + 1}\n" for i in no_known_word), jobs
 
 
 def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):
@@ -502,8 +527,6 @@ def test_eval_cv_hashes_features_when_asked():
 
 
 def test_tune_leaderboard_and_best_model(tmp_path):
-    from nbtext.model import Model
-
     grid = '{"variant": ["complement", "multinomial"], "alpha": [0.1, 1.0], "ngram_range": [[1, 1], [1, 2]]}'
     result = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--grid", grid, "--cv", "3", "--format", "table"])
     board = result.stdout.splitlines()
@@ -573,8 +596,6 @@ def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):
     """`nbtext tune` with no --grid or --cv searches the 128 settings by the 3 folds whose
     nested cross-validation README reports, and saves the setting the benchmark scores."""
     from benchmarks.accuracy import tuned_setting
-    from nbtext.model import Model
-    from nbtext.readers import LabelledCorpus
 
     board = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--format", "table"]).stdout
     assert board.splitlines()[0].strip() == "best 10 of 128 settings"
@@ -590,8 +611,6 @@ def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):
 def test_char_ngrams_train_tune_and_show_as_written(tmp_path):
     """--char-ngrams is kept in the model, predicted with, searched by tune, and its bracketed
     features print as themselves (rich would read ``[ant]`` as markup and print nothing)."""
-    from nbtext.model import Model
-
     run(["train", TICKETS / "train", "-o", tmp_path / "c", "--char-ngrams", "3,4"])
     model = Model.load(tmp_path / "c")
     assert model.analyzer.char_ngrams == (3, 4)
@@ -612,8 +631,6 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
     """--tokens joined on real news: newsgroup, host and mail names become features, the model
     keeps reading text that way, and 20news test accuracy with the defaults rises from 0.8567
     to 0.8640 (README); tune searches it as a grid key."""
-    from nbtext.model import Model
-
     from .conftest import corpus_path
 
     news = corpus_path("20news-bydate")
@@ -653,7 +670,6 @@ def test_train_test_split_reports_held_out_score(tmp_path):
     result = run(["train", TICKETS / "train", "-o", tmp_path / "m", "--test-split", "0.25", "--seed", "1"])
     last = result.stderr.splitlines()[-1]
     assert last.startswith("held-out accuracy 0.") and "on 60 documents (25%, seed 1)" in last
-    from nbtext.model import Model
 
     summary = Model.load(tmp_path / "m").summary
     assert summary["documents"] == 243 - 60 and summary["held_out"]["n_documents"] == 60  # round(81 * 0.25) each
@@ -712,7 +728,6 @@ def test_a_failing_scoring_process_is_an_error(tickets_model):
     import functools
 
     from nbtext.errors import NbtextError
-    from nbtext.model import Model
     from nbtext.parallel import map_in_processes
 
     items = [(["where is my parcel"],)] * 20

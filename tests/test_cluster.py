@@ -125,3 +125,22 @@ def test_line_files_are_refused_with_a_reason(cluster, tmp_path):
     data.write_text("a\tone\nb\ttwo\n")
     result = run(["train", data, "-o", tmp_path / "m", "--dask", cluster.address], expect=1)
     assert "--dask reads folder-per-class data" in result.stderr
+
+
+def test_the_workers_report_the_messages_with_no_word_the_model_knows(cluster, sms, tmp_path):
+    """SMS messages as files, scored on the cluster: the same answers and the same report as
+    one local process, the 7 messages in which the model knows no word named in both."""
+    model = tmp_path / "sms.joblib"
+    run(["train", sms / "train.tsv", "-o", model])
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for number, doc in enumerate(LabelledCorpus([str(sms / "test.tsv")]), 1):
+        (inbox / f"{number:04d}.txt").write_text(doc.text)
+    local = run(["predict", model, inbox, "-v"])
+    remote = run(["predict", model, inbox, "-v", "--dask", cluster.address])
+    assert remote.stdout == local.stdout and local.stdout.count("\n") == 3902
+    assert remote.stderr == local.stderr
+    report = local.stderr.splitlines()
+    assert report[:2] == ["read 3,902 documents", "7 with no word the model knows (no words to go by: Complement "
+                                                   "NB gives every class the same probability)"]
+    assert report[2:9] == [f"  {inbox}/{number:04d}.txt" for number in (432, 899, 1599, 1705, 2809, 3153, 3745)]

@@ -263,3 +263,27 @@ def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(setti
     restricted, expected = trained.restrict(everything), trained.vectorize_features(features)
     assert_same_matrix(restricted, expected)
     assert restricted.n_features == expected.n_features == len(trained.terms)
+
+
+@pytest.mark.parametrize("tf, doc_norm, settings", [
+    ("raw", None, {"variant": "multinomial"}),
+    ("raw", None, {"variant": "bernoulli", "min_df": 2}),
+    ("log", "l2", {"variant": "complement", "idf": True, "norm": True}),
+    ("log", None, {"variant": "complement", "min_df": 3, "calibration": {"temperature": 2.0}}),
+])
+def test_the_texts_answered_as_empty_are_those_with_no_word_the_model_knows(tf, doc_norm, settings):
+    """Trained on the first 3,000 SMS messages, a few later ones ("Okie", ":-) :-)", "East
+    coast") hold no word the model knows. Their rows, and no other, are the empty document's
+    answer, whether the texts are scored in one call (by threads), in one thread, or one by one."""
+    from .conftest import corpus_path
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    trained = train(docs[:3000], tf=tf, doc_norm=doc_norm, settings=settings)
+    texts = [doc.text for doc in docs[3000:]]
+    no_known_word = np.diff(trained.vectorize(texts).indptr) == 0
+    assert 5 <= no_known_word.sum() <= 50
+    np.testing.assert_array_equal(trained.scored_as_empty(trained.predict_log_proba(texts)), no_known_word)
+    one_by_one = [trained.scored_as_empty(trained.predict_log_proba([text]))[0] for text in texts]
+    np.testing.assert_array_equal(one_by_one, no_known_word)
+    trained.threads = 1
+    np.testing.assert_array_equal(trained.scored_as_empty(trained.predict_log_proba(texts)), no_known_word)

@@ -273,15 +273,21 @@ def test_merging_filters_says_whose_cut_offs_the_result_keeps(filter_model, tmp_
 
 
 def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root, tmp_path):
+    """An empty message, and one whose words the filter has never seen, get the same score:
+    the report gives it, and names both with --verbose."""
     _, held = mail_root
     box = mailbox.mbox(tmp_path / "inbox.mbox")
     box.add(held["spam"][0].read_bytes())
     box.add(b"")
+    box.add(b"\nqqzx zzqx\n")  # no header, and no word the filter knows
     box.close()
-    result = run(["filter", filter_model, tmp_path / "inbox.mbox"])
-    name, verdict, score = result.stdout.splitlines()[1].split("\t")
-    assert name == f"{tmp_path / 'inbox.mbox'}:2"
-    assert result.stderr == f"read 2 documents\n1 empty (no words to go by: scored {score}, {verdict})\n"
+    result = run(["filter", filter_model, tmp_path / "inbox.mbox", "-v"])
+    lines = [line.split("\t") for line in result.stdout.splitlines()]
+    (name, verdict, score), unknown = lines[1], lines[2]
+    assert name == f"{tmp_path / 'inbox.mbox'}:2" and unknown == [f"{tmp_path / 'inbox.mbox'}:3", verdict, score]
+    answer = f"no words to go by: scored {score}, {verdict}"
+    assert result.stderr == (f"read 3 documents\n1 empty ({answer})\n  {name}\n"
+                             f"1 with no word the model knows ({answer})\n  {unknown[0]}\n")
 
 
 # --- learn ---------------------------------------------------------------------------------

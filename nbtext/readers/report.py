@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import DataError
@@ -52,6 +52,9 @@ class ReadReport:
     attachments: int = 0
     #: Messages whose MIME structure was broken; read as well as could be.
     malformed: list[str] = field(default_factory=list)
+    #: Documents, not empty, in which a model found no word it knows: noted by the scoring
+    #: commands, since only a model can tell, and answered as an empty document is.
+    unknown: list[str] = field(default_factory=list)
 
     def add(self, doc: Document, *, replaced: bool) -> Document:
         """Count one yielded document and hand it back."""
@@ -60,7 +63,7 @@ class ReadReport:
             self.labels[doc.label] += 1
         if replaced:
             self.replaced.append(doc.source)
-        if not doc.text or doc.text.isspace():  # not doc.text.strip(), which copies the text
+        if blank(doc.text):
             self.empty.append(doc.source)
         return doc
 
@@ -72,6 +75,7 @@ class ReadReport:
         self.empty += other.empty
         self.attachments += other.attachments
         self.malformed += other.malformed
+        self.unknown += other.unknown
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
@@ -89,6 +93,7 @@ class ReadReport:
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
             (self.empty, f"empty ({empty})"),
+            (self.unknown, f"with no word the model knows ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
         ]
@@ -101,6 +106,17 @@ class ReadReport:
         if self.attachments:
             out.append(f"{self.attachments:,} {plural(self.attachments, 'mail attachment')} skipped (not text)")
         return out
+
+
+def blank(text: str) -> bool:
+    """Whether ``text`` is empty or only white space (without copying it, as strip() would)."""
+    return not text or text.isspace()
+
+
+def unknown_words(batch: Sequence[Document], scored_as_empty: Sequence[bool]) -> list[str]:
+    """The sources of the documents of ``batch`` that are not blank but that a model answered
+    as an empty one (``Model.scored_as_empty``): it knows none of their words."""
+    return [doc.source for doc, as_empty in zip(batch, scored_as_empty) if as_empty and not blank(doc.text)]
 
 
 def plural(n: int, noun: str) -> str:
