@@ -139,15 +139,15 @@ def test_columns_are_refused_where_no_table_is_read(tmp_path, tickets_model):
     table = "text,label\nwhere is my parcel,shipping\n"
     error = run(["train", "-", "--input-format", "tsv", "--text-column", "text", "-o", tmp_path / "m"],
                 input=table, expect=1).stderr
-    assert error.endswith("Error: --text-column, --label-column, --id-column and --skip-unlabelled read a table "
-                          "or JSONL file by name, not stdin: save it to a file first (e.g. > data.tsv)\n")
+    assert error.endswith("Error: --text-column, --label-column, --id-column and --skip-unlabelled read tables "
+                          "and JSONL files by name, not stdin: save the table to a file first (e.g. > data.tsv)\n")
     error = run(["predict", tickets_model, "--text-column", "text"], input=table, expect=1).stderr
-    assert error.endswith("Error: stdin: --text-column and --id-column read tables and JSONL files by name (.csv, "
-                          ".tsv, .tab, .jsonl, .ndjson); save the table to a file first\n")
+    assert error.endswith("Error: --text-column and --id-column read tables and JSONL files by name, not stdin: "
+                          "save the table to a file first (e.g. > data.tsv)\n")
     notes = tmp_path / "notes.txt"
     notes.write_text(table)
     error = run(["predict", tickets_model, notes, "--text-column", "text"], expect=1).stderr
-    assert error.endswith(f"Error: {notes}: --text-column and --id-column read tables and JSONL files by name "
+    assert error.endswith(f"Error: {notes}: --text-column and --id-column read tables and JSONL files "
                           "(.csv, .tsv, .tab, .jsonl, .ndjson); this is none of them\n")
     # train read a folder or a file of another format as ever, the column options quietly unused
     for data, kind in [(TICKETS / "train", "a folder"), (notes, "none of them")]:

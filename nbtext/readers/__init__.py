@@ -31,7 +31,17 @@ INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
 _SUFFIXES = {".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
 #: The files whose columns or fields --text-column and the like read, by name.
 _COLUMN_SUFFIXES = (*DELIMITERS, ".jsonl", ".ndjson")
+_LABELLED_COLUMN_OPTIONS = "--text-column, --label-column, --id-column and --skip-unlabelled"
 _FILES_PER_BATCH = 256
+
+
+def _no_table(path: str, options: str, *, formats: str = "", kind: str = "") -> DataError:
+    """The error for column ``options`` (as the user names them) given for ``path``: stdin, or
+    a file or folder that is ``kind`` and not one of the ``formats`` they read."""
+    if path == "-":
+        return DataError(f"{options} read tables and JSONL files by name, not stdin: save the table to a file "
+                         "first (e.g. > data.tsv)")
+    return DataError(f"{path}: {options} read tables and JSONL files ({formats}); this is {kind}")
 
 
 @dataclass(frozen=True)
@@ -138,17 +148,15 @@ class LabelledCorpus:
     def _plan_one(self, path: str, input_format: str | None) -> tuple[str | None, list, int | None]:
         if path == "-":
             if self.columns is not None:  # the table and field readers take files, by name
-                raise DataError("--text-column, --label-column, --id-column and --skip-unlabelled read a table or "
-                                "JSONL file by name, not stdin: save it to a file first (e.g. > data.tsv)")
+                raise _no_table(path, _LABELLED_COLUMN_OPTIONS)
             return input_format, [], None
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
         fmt = input_format or (_folder_format(path) if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
         if self.columns is not None and fmt not in ("csv", "tsv", "jsonl", "manifest"):  # else quietly unused
             kind = "a folder" if os.path.isdir(path) else f"read as {fmt}" if fmt else "none of them"
-            raise DataError(f"{path}: --text-column, --label-column, --id-column and --skip-unlabelled read tables and "
-                            f"JSONL files ({', '.join(_COLUMN_SUFFIXES)}, or --input-format csv, tsv or jsonl); "
-                            f"this is {kind}")
+            raise _no_table(path, _LABELLED_COLUMN_OPTIONS, kind=kind,
+                            formats=f"{', '.join(_COLUMN_SUFFIXES)}, or --input-format csv, tsv or jsonl")
         if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
@@ -268,9 +276,8 @@ def iter_unlabelled(
                 fmt = "mbox"
         if columns is not None:
             if _suffix(path) not in _COLUMN_SUFFIXES:
-                raise DataError(f"{'stdin' if path == '-' else path}: --text-column and --id-column read tables and "
-                                f"JSONL files by name ({', '.join(_COLUMN_SUFFIXES)}); "
-                                f"{'save the table to a file first' if path == '-' else 'this is none of them'}")
+                raise _no_table(path, "--text-column and --id-column", formats=", ".join(_COLUMN_SUFFIXES),
+                                kind="none of them")
             rows_of = Columns(columns.text, None, columns.id)
             if _suffix(path) in DELIMITERS:
                 rows = read_table(path, DELIMITERS[_suffix(path)], rows_of, report, encoding=encoding)
