@@ -23,7 +23,7 @@ from .analysis import ANALYZERS, TOKENS  # every command that reads text or a mo
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
-from .readers.report import KEPT_EMPTY
+from .readers.report import KEPT_EMPTY, plural
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
 
@@ -525,9 +525,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
                    f"(the model had {', '.join(base.classes)})", err=True)
     if test_split is not None:
-        click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on "
-                   f"{held['n_documents']:,} documents ({test_split:.0%}, seed {seed}); "
-                   f"the model is trained on the rest", err=True)
+        held_out = f"{held['n_documents']:,} {plural(held['n_documents'], 'document')}"
+        click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on {held_out} "
+                   f"({test_split:.0%}, seed {seed}); the model is trained on the rest", err=True)
 
 
 def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, advance):

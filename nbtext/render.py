@@ -137,11 +137,14 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
 
     out = console(file, width=width)
     loss = report["log_loss"]
+    # Lines of text are not wrapped to the console's width (80 columns into a file): a grep for
+    # one must find all of it.
     out.print(f"accuracy {report['accuracy']:.4f}   macro F1 {report['macro_f1']:.4f}   "
-              f"log loss {loss:.4f}   documents {report['n_documents']:,}")
+              f"log loss {loss:.4f}   documents {report['n_documents']:,}", soft_wrap=True)
     if report["n_unknown_label"]:
-        out.print(f"{report['n_unknown_label']:,} documents have labels the model never saw "
-                  "(counted as errors, left out of the log loss)")
+        unknown = report["n_unknown_label"]
+        out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
+                  "never saw (counted as errors, left out of the log loss)", soft_wrap=True)
     table = Table("class", "precision", "recall", "F1", "support", box=None)
     for label, row in report["per_class"].items():
         table.add_row(label, *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")), f"{row['support']:,}")

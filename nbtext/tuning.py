@@ -15,6 +15,7 @@ import os
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -353,7 +354,9 @@ def labelled_for_folds(documents: Iterable[Document], folds: int,
     classes = sorted(set(labels))
     if len(classes) < 2:
         raise DataError(f"{purpose} needs at least two classes; the data have {', '.join(classes) or 'none'}")
-    smallest = min(labels.count(c) for c in classes)
-    if smallest < folds:
-        raise DataError(f"a class has {smallest} documents; {purpose} needs at least {folds} per class")
+    sizes = Counter(labels)
+    smallest = min(classes, key=sizes.__getitem__)
+    if sizes[smallest] < folds:
+        raise DataError(f"class {smallest!r} has {sizes[smallest]:,} {plural(sizes[smallest], 'document')}; "
+                        f"{purpose} needs at least {folds} per class")
     return documents, labels, classes

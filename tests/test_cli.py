@@ -666,6 +666,28 @@ def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
     assert grid == DEFAULT_GRID
 
 
+def test_counts_of_one_read_as_one(tmp_path, tickets_model):
+    """One held-out document, one document of a class the model never saw, a class of one
+    document too small to calibrate: each said in the singular, the class named."""
+    import shutil
+
+    for label, texts in {"billing": ["my invoice is wrong"], "shipping": ["where is my parcel", "parcel lost"]}.items():
+        (tmp_path / "tiny" / label).mkdir(parents=True)
+        for number, text in enumerate(texts):
+            (tmp_path / "tiny" / label / f"{number}.txt").write_text(text)
+    held = run(["train", tmp_path / "tiny", "-o", tmp_path / "m", "--test-split", "0.5"]).stderr.splitlines()[-1]
+    assert held.startswith("held-out accuracy ") and " on 1 document (50%, seed 0);" in held
+    refused = run(["train", tmp_path / "tiny", "-o", tmp_path / "m", "--calibrate"], expect=1).stderr
+    assert refused.endswith("Error: class 'billing' has 1 document; --calibrate needs at least 5 per class\n")
+    shutil.copytree(TICKETS / "test", tmp_path / "test")
+    (tmp_path / "test" / "returns").mkdir()
+    (tmp_path / "test" / "returns" / "0.txt").write_text("I want to send this back")
+    table = run(["eval", tickets_model, tmp_path / "test"]).stdout.splitlines()
+    assert table[1] == "1 document has a label the model never saw (counted as errors, left out of the log loss)"
+    report = json.loads(run(["eval", tickets_model, tmp_path / "test", "--format", "json"]).stdout)
+    assert report["n_unknown_label"] == 1 and report["n_documents"] == 121
+
+
 def test_train_test_split_reports_held_out_score(tmp_path):
     result = run(["train", TICKETS / "train", "-o", tmp_path / "m", "--test-split", "0.25", "--seed", "1"])
     last = result.stderr.splitlines()[-1]
