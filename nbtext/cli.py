@@ -582,6 +582,15 @@ def merge(models, output, min_df, max_df, max_features) -> None:
     merged = merge_models(loaded, settings=settings)
     merged.save(output)
     render.train_summary(merged, output, verb="merged")
+    only_in: dict[tuple[str, ...], list[str]] = {}
+    for label in merged.classes:  # a class folder named Spam/ in one part and spam/ in another, say
+        holders = tuple(path for path, model in zip(models, loaded) if label in model.classes)
+        if len(holders) < len(models):
+            only_in.setdefault(holders, []).append(label)
+    if only_in:
+        groups = sorted(only_in.items(), key=lambda group: [models.index(path) for path in group[0]])
+        click.echo("classes not in every model: " + "; ".join(f"{', '.join(labels)} (only in {', '.join(holders)})"
+                                                              for holders, labels in groups), err=True)
     trained_on: dict[str, str] = {}
     for path, model in zip(models, loaded):
         for data in model.summary.get("inputs", []):

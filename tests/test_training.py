@@ -82,6 +82,22 @@ def test_merge_prunes_after_adding(sms_halves, tmp_path):
     assert_same_model(Model.load(tmp_path / "merged"), Model.load(tmp_path / "all"))
 
 
+def test_merge_names_the_classes_not_in_every_model(sms_halves, tmp_path):
+    """As an update names the classes it adds: a class folder named Spam/ in one part and
+    spam/ in the other would merge into two classes without a word."""
+    d = sms_halves
+    run(["train", d / "a.tsv", "-o", tmp_path / "a"])
+    run(["train", d / "b.tsv", "-o", tmp_path / "b"])
+    assert "not in every model" not in run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m"]).stderr
+    (tmp_path / "b.tsv").write_text((d / "b.tsv").read_text(encoding="utf-8").replace("spam\t", "Spam\t"),
+                                    encoding="utf-8")
+    run(["train", tmp_path / "b.tsv", "-o", tmp_path / "b2"])
+    result = run(["merge", tmp_path / "a", tmp_path / "b2", "-o", tmp_path / "m"])
+    assert result.stderr.splitlines()[-1] == \
+        f"classes not in every model: spam (only in {tmp_path / 'a'}); Spam (only in {tmp_path / 'b2'})"
+    assert Model.load(tmp_path / "m").classes == ["Spam", "ham", "spam"]
+
+
 def test_merge_refuses_a_model_twice_and_warns_of_shared_data(sms_halves, tmp_path):
     """Merging a file with itself (or a link to it) doubled every count without a word; models
     trained on the same DATA path are merged, since a folder filled afresh each day is the
