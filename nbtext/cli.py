@@ -1151,7 +1151,11 @@ def inspect_top_words(model_path, k, labels, fmt) -> None:
                           "--hash-features to inspect words.")
     unknown = sorted(set(labels) - set(model.classes))
     if unknown:
-        raise NbtextError(f"no class {', '.join(unknown)} in the model; it has: {', '.join(model.classes)}")
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], model.classes, n=1)
+        raise NbtextError(f"no class {', '.join(unknown)} in the model{f' (did you mean {close[0]}?)' if close else ''}"
+                          f"; it has: {', '.join(model.classes)}")
     top = model.top_words(k)
     if labels:
         top = {label: words for label, words in top.items() if label in labels}

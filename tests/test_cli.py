@@ -290,6 +290,9 @@ def test_a_failed_model_write_is_one_line_and_keeps_the_old_file(tmp_path):
 def test_inspect_unknown_class(tickets_model):
     result = run(["inspect-top-words", tickets_model, "--class", "sales"], expect=1)
     assert result.stderr == "Error: no class sales in the model; it has: billing, shipping, technical\n"
+    result = run(["inspect-top-words", tickets_model, "--class", "biling"], expect=1)
+    assert result.stderr == ("Error: no class biling in the model (did you mean billing?); it has: billing, shipping, "
+                             "technical\n")
 
 
 def test_every_command_has_help_with_an_example_and_is_in_readme():
