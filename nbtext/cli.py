@@ -660,14 +660,14 @@ def _evaluate_stream(model, documents, read_report) -> dict[str, Any]:
     import numpy as np
 
     from .metrics import evaluate
-    from .readers.report import unknown_words
+    from .readers.report import without_known_words
 
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
     stream = iter(documents)
     while batch := list(itertools.islice(stream, 1000)):
         blocks.append(model.predict_log_proba([doc.text for doc in batch]))
-        read_report.unknown += unknown_words(batch, model.scored_as_empty(blocks[-1]))
+        read_report.no_known_word += without_known_words(batch, model.scored_as_empty(blocks[-1]))
         y_true += [doc.label for doc in batch]
     if not y_true:
         raise NbtextError("no documents to evaluate")
@@ -834,11 +834,11 @@ def _write_answers(answers: Iterable[tuple[str, list[str]]], unit: str, report) 
     from . import render
 
     with render.progress(None, "scoring", unit=unit, beside_answers=True) as advance:
-        for text, unknown in answers:
+        for text, no_known_word in answers:
             sys.stdout.write(text)
             sys.stdout.flush()
             advance(text.count("\n"))
-            report.unknown += unknown
+            report.no_known_word += no_known_word
 
 
 def _load_one_thread(path: str):
@@ -893,7 +893,7 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
     model knows no word."""
     import numpy as np
 
-    from .readers.report import unknown_words
+    from .readers.report import without_known_words
     from .render import tsv_field
 
     if not batch:
@@ -922,7 +922,7 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
             for label, p in top:
                 fields += [label, f"{p:.6f}"] if proba else [label]
             lines.append("\t".join(fields))
-    return "\n".join(lines) + "\n", unknown_words(batch, model.scored_as_empty(log_proba))
+    return "\n".join(lines) + "\n", without_known_words(batch, model.scored_as_empty(log_proba))
 
 
 def _identity(doc) -> str:
@@ -994,7 +994,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     from .model import Model
     from .readers import Document, ReadReport, iter_unlabelled
     from .readers.mail import is_mbox, read_message
-    from .readers.report import decode_file, unknown_words
+    from .readers.report import decode_file, without_known_words
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header
 
@@ -1045,11 +1045,11 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         scores = spam_filter.scores_of(log_proba, model.classes)
         return ("".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
                         for doc, v, s in zip(batch, spam_filter.verdicts(scores), scores)),
-                unknown_words(batch, model.scored_as_empty(log_proba)))
+                without_known_words(batch, model.scored_as_empty(log_proba)))
 
     _write_answers((answers(batch) for batch, _ in batches), "messages", report)
     empty = ""
-    if report.empty or report.unknown:  # what the filter makes of a message with no words, in its own terms
+    if report.empty or report.no_known_word:  # what the filter makes of a message with no words, its way
         empty_score = spam_filter.scores(model, [""])
         empty = f"no words to go by: scored {empty_score[0]:.6f}, {VERDICTS[spam_filter.verdicts(empty_score)[0]]}"
     _print_read_report(report, verbose, "utf-8", always=False, empty=empty)

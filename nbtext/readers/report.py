@@ -54,7 +54,7 @@ class ReadReport:
     malformed: list[str] = field(default_factory=list)
     #: Documents, not empty, in which a model found no word it knows: noted by the scoring
     #: commands, since only a model can tell, and answered as an empty document is.
-    unknown: list[str] = field(default_factory=list)
+    no_known_word: list[str] = field(default_factory=list)
 
     def add(self, doc: Document, *, replaced: bool) -> Document:
         """Count one yielded document and hand it back."""
@@ -75,7 +75,7 @@ class ReadReport:
         self.empty += other.empty
         self.attachments += other.attachments
         self.malformed += other.malformed
-        self.unknown += other.unknown
+        self.no_known_word += other.no_known_word
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
@@ -93,7 +93,7 @@ class ReadReport:
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
             (self.empty, f"empty ({empty})"),
-            (self.unknown, f"with no word the model knows ({empty})"),
+            (self.no_known_word, f"with no word the model knows ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
         ]
@@ -113,7 +113,7 @@ def blank(text: str) -> bool:
     return not text or text.isspace()
 
 
-def unknown_words(batch: Sequence[Document], scored_as_empty: Sequence[bool]) -> list[str]:
+def without_known_words(batch: Sequence[Document], scored_as_empty: Sequence[bool]) -> list[str]:
     """The sources of the documents of ``batch`` that are not blank but that a model answered
     as an empty one (``Model.scored_as_empty``): it knows none of their words."""
     return [doc.source for doc, as_empty in zip(batch, scored_as_empty) if as_empty and not blank(doc.text)]
