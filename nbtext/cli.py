@@ -1180,7 +1180,43 @@ def main() -> None:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
     _names_as_their_bytes(sys.stdout)
     _stop_cleanly_on(("SIGTERM", "SIGHUP"))
-    cli.main(prog_name="nbtext")
+    interrupted = _note_interrupts()
+    try:
+        cli.main(prog_name="nbtext")
+    except SystemExit:
+        if interrupted:
+            _end_as_interrupted()
+        raise
+
+
+def _note_interrupts() -> list[int]:
+    """Ctrl-C still raises KeyboardInterrupt (click says "Aborted!" and exits 1); the list
+    returned gets an entry when it does, so that main can end the process as interrupted."""
+    import signal
+
+    seen: list[int] = []
+
+    def interrupt(number: int, _frame: Any) -> None:
+        seen.append(number)
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where it is ignored
+        signal.signal(signal.SIGINT, interrupt)
+    return seen
+
+
+def _end_as_interrupted() -> None:
+    """End by Ctrl-C's signal, after the usual clean-up: a shell loop (``for f in *; do nbtext
+    ...; done``) stops at Ctrl-C only when the command it ran died of SIGINT. An exit status of
+    1 tells the shell the command handled the interrupt, and the loop went on to the next one.
+    Python ends so when KeyboardInterrupt leaves the program, after its exit handlers (worker
+    processes stopped) have run; the traceback is not shown, "Aborted!" said it."""
+    def quiet(kind, error, traceback) -> None:
+        if not issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, error, traceback)
+
+    sys.excepthook = quiet
+    raise KeyboardInterrupt from None
 
 
 def _stop_cleanly_on(names: tuple[str, ...]) -> None:

@@ -395,6 +395,31 @@ def test_kill_stops_the_workers_as_ctrl_c_does(tmp_path):
     assert os.listdir(tmp_path) == []  # no model, and no half-written temporary file
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a named pipe and bash")
+def test_ctrl_c_stops_a_shell_loop(tickets_model, tmp_path):
+    """Ctrl-C in `for f in ...; do nbtext ...; done` went on to the next round: the shell ends
+    a loop only when the command it waited for died of SIGINT, and nbtext exited 1. It now
+    ends by SIGINT, after its clean-up, still saying only "Aborted!"."""
+    import signal
+    import time
+
+    fifo = tmp_path / "lines"
+    os.mkfifo(fifo)
+    loop = (f"for i in 1 2; do {sys.executable} -m nbtext predict {tickets_model} < {fifo} 2>>{tmp_path / 'err'}; "
+            "echo \"next $i\"; done")
+    shell = subprocess.Popen(["bash", "-c", loop], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    with open(fifo, "w") as lines:
+        lines.write("my parcel never arrived\n")
+        lines.flush()
+        assert shell.stdout.readline() == "shipping\n"  # predict is running, waiting for more lines
+        os.killpg(shell.pid, signal.SIGINT)  # what Ctrl-C does: the signal to the terminal's whole group
+        time.sleep(0.5)
+    rest, _ = shell.communicate(timeout=60)  # the loop going on would read the fifo again to its end
+    assert rest == ""
+    assert shell.returncode == -signal.SIGINT
+    assert (tmp_path / "err").read_text() == "\nAborted!\n"
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_closed_pipe_ends_quietly(tickets_model, jobs):
     """`nbtext predict ... | head -1`: no traceback, no message, SIGPIPE's status; with --jobs,
