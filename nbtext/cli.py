@@ -230,6 +230,25 @@ def _each_once(paths: Iterable[str], why: str) -> None:
         seen[key] = path
 
 
+def _not_over_the_data(output: str, data: Iterable[str]) -> None:
+    """A usage error where the model file to write is one of the DATA files, or a document in
+    a DATA folder (below its class folders): `nbtext train data.tsv -o data.tsv` replaced the
+    training data with the model, without a word."""
+    if not os.path.exists(output):
+        return  # a new file replaces nothing
+    written = os.path.realpath(output)
+    for path in data:
+        if path == "-" or not os.path.exists(path):
+            continue
+        if os.path.samefile(path, output):
+            raise click.UsageError(f"-o {output} is DATA {path}: the model would be written over it")
+        if os.path.isdir(path):
+            inside = os.path.relpath(written, os.path.realpath(path))
+            if not inside.startswith(os.pardir + os.sep) and os.sep in inside:
+                raise click.UsageError(f"-o {output} is a document of DATA {path}: the model would be written over "
+                                       "it; write the model outside the data")
+
+
 def _absolute(paths: tuple[str, ...]) -> list[str]:
     return [p if p == "-" else os.path.abspath(p) for p in paths]
 
@@ -466,6 +485,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
         analyzer = base.analyzer
+    _not_over_the_data(output, data)
     input_format = options["input_format"] or (base.summary.get("input_format") if base else None)
     if base is None:
         corpus, analyzer = _labelled_corpus(data, options, analyzer, input_format)
@@ -725,6 +745,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     from .tuning import cross_validate, expand, rank, train_setting
 
     candidates = expand(_grid(grid))
+    _not_over_the_data(output, data)
     corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
     documents = list(corpus)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)

@@ -694,6 +694,34 @@ def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
     assert grid == DEFAULT_GRID
 
 
+def test_the_model_is_never_written_over_the_data(sms, tmp_path):
+    """`nbtext train data.tsv -o data.tsv` (a slip of tab completion) replaced the training
+    data with the model, and so did -o naming a document in a class folder. Both are refused
+    before anything is read, by name or through a link, and the data are left as they were;
+    a model file beside the class folders is still allowed (later runs skip it, and say so)."""
+    import shutil
+
+    table = tmp_path / "data.tsv"
+    shutil.copy(sms / "train.tsv", table)
+    (tmp_path / "link.tsv").symlink_to(table)
+    for command, output, data in [("train", table, table), ("tune", tmp_path / "." / "data.tsv", table),
+                                  ("train", table, tmp_path / "link.tsv")]:
+        refused = run([command, data, "-o", output], expect=2).stderr
+        assert refused.endswith(f"Error: -o {output} is DATA {data}: the model would be written over it\n")
+    assert table.read_bytes() == (sms / "train.tsv").read_bytes()
+    folder = tmp_path / "tickets"
+    shutil.copytree(TICKETS / "train", folder)
+    document = folder / "billing" / "000.txt"
+    before = document.read_bytes()
+    refused = run(["train", folder, "-o", document], expect=2).stderr
+    assert refused.endswith(f"Error: -o {document} is a document of DATA {folder}: the model would be written "
+                            "over it; write the model outside the data\n")
+    assert document.read_bytes() == before
+    run(["train", folder, "-o", folder / "m.joblib"])
+    again = run(["train", folder, "-o", folder / "m.joblib"]).stderr
+    assert again.startswith("read 243 documents\n") and "\n1 skipped: not inside a class folder" in again
+
+
 def test_counts_of_one_read_as_one(tmp_path, tickets_model):
     """One held-out document, one document of a class the model never saw, a class of one
     document too small to calibrate: each said in the singular, the class named."""
