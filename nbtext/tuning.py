@@ -23,14 +23,14 @@ from typing import Any
 import numpy as np
 
 from .analysis import Analyzer
-from .counting import ClassCounts, FrozenCounts, count_features
+from .counting import ClassCounts, CountMatrix, FrozenCounts, count_features
 from .errors import DataError
 from .metrics import evaluate
 from .model import Model
 from .readers import Document
 from .readers.report import labels_of, plural
 from .training import BATCH_SIZE, train
-from .vectorizing import Vectorizer, supports
+from .vectorizing import TokenClash, Vectorizer, WordTable, supports
 
 #: The settings that say how text becomes features.
 ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
@@ -221,8 +221,9 @@ def cross_validate(
     """Score each candidate setting by stratified k-fold cross-validation.
 
     A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``. Documents are
-    analyzed once per analyzer and counted once per counting setup (see ``counts_by_fold``);
-    ``progress`` is called once per (fold, candidate) done.
+    counted once per counting setup (see ``counts_by_fold``): from the text by the word table
+    where it covers the analyzer, as training counts, else from features made once per
+    analyzer. ``progress`` is called once per (fold, candidate) done.
     """
     labels = labels_of(documents)
     if len(set(labels)) < 2:
@@ -234,6 +235,7 @@ def cross_validate(
     for trial in trials:
         key = tuple(str(trial.settings.get(name)) for name in COUNTING_KEYS)
         by_counting.setdefault(key, []).append(trial)
+    texts = [doc.text for doc in documents]
     analyzed: tuple[Analyzer | None, list[list[str]]] = (None, [])
     # Groups sharing an analyzer come together, so each analyzer's features are made once and
     # only one analyzer's features are held at a time.
@@ -242,16 +244,23 @@ def cross_validate(
         first = group[0].settings
         # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
         analyzer = replace(base, **{key: first[key] for key in ANALYZER_KEYS if key in first})
-        if analyzed[0] != analyzer:
-            analyzed = (analyzer, [analyzer(doc.text) for doc in documents])
-        features = analyzed[1]
-        by_fold = counts_by_fold(features, labels, folds, tf=first.get("tf", "raw"), doc_norm=first.get("doc_norm"))
+        weighting = {"tf": first.get("tf", "raw"), "doc_norm": first.get("doc_norm")}
+        if supports(analyzer):  # counted straight from the text, as training counts: the same sums
+            by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, **weighting)
+        else:
+            if analyzed[0] != analyzer:
+                analyzed = (analyzer, [analyzer(text) for text in texts])
+            by_fold = counts_by_fold(analyzed[1], labels, folds, **weighting)
         for f in range(k):
             frozen = by_fold.without(f)
             test_idx = np.flatnonzero(folds == f)
             test_labels = [labels[i] for i in test_idx]
             # The test documents counted once over the fold's terms; each setting takes its columns.
-            test_counts = count_features([features[i] for i in test_idx], dict(zip(frozen.terms, itertools.count())))
+            if supports(analyzer):
+                test_counts = _counted_over(frozen.terms, analyzer, [texts[i] for i in test_idx])
+            else:
+                test_counts = count_features([analyzed[1][i] for i in test_idx],
+                                             dict(zip(frozen.terms, itertools.count())))
             for trial in group:
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
@@ -262,6 +271,15 @@ def cross_validate(
                 if progress is not None:
                     progress(1)
     return trials
+
+
+def _counted_over(terms: Sequence[str], analyzer: Analyzer, texts: Sequence[str]) -> CountMatrix:
+    """The raw counts of ``texts`` over ``terms`` (columns in their order), by a word table
+    where ``analyzer`` allows one, as a model counts what it scores."""
+    try:
+        return WordTable.for_terms(analyzer, terms).count(texts)
+    except TokenClash:  # two words share a hash: the plain way
+        return count_features([analyzer(text) for text in texts], dict(zip(terms, itertools.count())))
 
 
 def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, base_analyzer: Analyzer | None = None,

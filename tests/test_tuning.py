@@ -1,0 +1,75 @@
+"""The search's cross-validation: each fold scores what training on the other folds gives, counted
+as training counts."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from nbtext.analysis import Analyzer
+from nbtext.counting import count_features
+from nbtext.metrics import evaluate
+from nbtext.readers import LabelledCorpus
+from nbtext.tuning import _counted_over, counts_by_fold, cross_validate, expand, stratified_folds, train_setting
+
+from .conftest import assert_same_counts, assert_same_matrix, corpus_path
+
+
+@pytest.fixture(scope="module")
+def sms_documents():
+    return list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+
+
+@pytest.mark.parametrize("grid", [
+    # counted from the text by the word table: the default grid's transforms, and other tokens
+    {"variant": ["complement", "multinomial"], "alpha": [0.1], "ngram_range": [(1, 2)], "tf": ["log"],
+     "doc_norm": ["l2"], "idf": [True], "min_df": [2]},
+    {"variant": ["bernoulli"], "alpha": [0.3], "tokens": ["joined"], "ngram_range": [(1, 1)], "tf": ["raw"]},
+    # analyzed into strings first: n-grams the word table does not make, and character n-grams
+    {"variant": ["complement"], "alpha": [0.3], "ngram_range": [(1, 3)], "tf": ["binary"]},
+    {"variant": ["multinomial"], "alpha": [1.0], "analyzer": ["char_wb"], "ngram_range": [(2, 4)], "tf": ["raw"]},
+])
+def test_each_fold_scores_the_model_trained_on_the_other_folds(sms_documents, grid):
+    """On SMS spam, every fold's figures of a search equal training that setting on the other
+    folds (as `nbtext train` does) and scoring the fold with the model, count for count."""
+    labels = [doc.label for doc in sms_documents]
+    base = Analyzer(tokens="words")
+    trials = cross_validate(sms_documents, expand(grid), k=3, seed=1, base_analyzer=base)
+    folds = stratified_folds(labels, 3, 1)
+    for trial in trials:
+        for f, report in enumerate(trial.reports):
+            held = np.flatnonzero(folds == f)
+            model = train_setting([sms_documents[i] for i in np.flatnonzero(folds != f)], trial.settings,
+                                  base_analyzer=base)
+            log_proba = model.predict_log_proba([sms_documents[i].text for i in held])
+            expected = evaluate([labels[i] for i in held], log_proba, model.classes)
+            assert report["confusion_matrix"] == expected["confusion_matrix"], (trial.settings, f)
+            assert report["log_loss"] == pytest.approx(expected["log_loss"], rel=1e-9), (trial.settings, f)
+
+
+@pytest.mark.parametrize("analyzer", [Analyzer(ngram_range=(1, 2)), Analyzer(tokens="joined", ngram_range=(1, 2)),
+                                      Analyzer(tokens="all-words", stop_words="english")])
+def test_folds_counted_from_the_text_equal_the_analyzed_features(sms_documents, analyzer):
+    """The search counts the folds straight from the text where the word table covers the
+    analyzer; the counts, and each held-out fold's counts over its training terms, are the
+    analyzed features' bit for bit, so the search picks what it picked before (README's tables)."""
+    import itertools
+
+    from nbtext.counting import count_features
+    from nbtext.tuning import _counted_over, counts_by_fold
+
+    from .conftest import assert_same_counts, assert_same_matrix
+
+    texts, labels = [doc.text for doc in sms_documents], [doc.label for doc in sms_documents]
+    features = [analyzer(text) for text in texts]
+    folds = stratified_folds(labels, 3, 0)
+    from_text = counts_by_fold(texts, labels, folds, tf="log", doc_norm="l2", analyzer=analyzer)
+    from_features = counts_by_fold(features, labels, folds, tf="log", doc_norm="l2")
+    for f in range(3):
+        trained = from_text.without(f)
+        assert_same_counts(trained.to_dict(), from_features.without(f).to_dict())
+        held = np.flatnonzero(folds == f)
+        assert_same_matrix(_counted_over(trained.terms, analyzer, [texts[i] for i in held]),
+                           count_features([features[i] for i in held], dict(zip(trained.terms, itertools.count()))))
