@@ -318,6 +318,14 @@ def _read_report_before_errors(corpus, verbose: bool, *, empty: str = KEPT_EMPTY
         raise
 
 
+def _read_all(corpus, verbose: bool) -> list:
+    """Every document of ``corpus``, with a progress bar of the bytes read on a terminal."""
+    from . import render
+
+    with _read_report_before_errors(corpus, verbose), render.progress(corpus.total_bytes, "reading") as advance:
+        return list(corpus.read(progress=advance))
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -700,11 +708,13 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
 
     analyzer, weighting, settings = _setup(options)
     corpus, analyzer = _labelled_corpus(data, options, analyzer)
-    documents = list(corpus)
+    documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     _print_classes(corpus.report)
     # The whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest.
-    trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer)[0]
+    with render.progress(k, "cross-validating", unit="folds") as advance:
+        trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
+                               progress=advance)[0]
     render.cv_report(trial.summary(), fmt, k=k, seed=seed)
 
 
@@ -747,7 +757,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     candidates = expand(_grid(grid))
     _not_over_the_data(output, data)
     corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
-    documents = list(corpus)
+    documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     _print_classes(corpus.report)
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:

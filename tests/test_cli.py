@@ -214,6 +214,18 @@ def test_predict_counts_its_answers_on_the_terminal_while_they_go_to_a_file(tick
     assert on_a_terminal("predict", tickets_model, TICKETS / "test", streams=("stdout", "stderr")) == answers
 
 
+def test_cross_validation_and_tune_show_their_progress_on_a_terminal(tmp_path):
+    """eval --cv read and cross-validated without a word on a terminal (20 s on 20news), and
+    tune read so: both now show the bytes read, and eval --cv the folds done; in a pipe, nothing."""
+    shown = on_a_terminal("eval", "--cv", "3", TICKETS / "train", streams=("stderr",))
+    assert "reading" in shown and "43.1/43.1 kB" in shown and "cross-validating" in shown and " 3/3 " in shown
+    shown = on_a_terminal("tune", TICKETS / "train", "-o", tmp_path / "best", "--grid", '{"alpha": [0.1, 1]}',
+                          streams=("stderr",))
+    assert "reading" in shown and "43.1/43.1 kB" in shown and "tuning" in shown and " 6/6 " in shown
+    piped = run(["eval", "--cv", "3", TICKETS / "train"]).stderr
+    assert "reading" not in piped and "cross-validating" not in piped
+
+
 @pytest.mark.parametrize("variant", ["bernoulli", "complement"])
 def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     run(["train", TICKETS / "train", "-o", tmp_path / "m", "--variant", variant])
