@@ -716,7 +716,7 @@ def test_the_model_is_never_written_over_the_data(sms, tmp_path):
     table = tmp_path / "data.tsv"
     shutil.copy(sms / "train.tsv", table)
     (tmp_path / "link.tsv").symlink_to(table)
-    for command, output, data in [("train", table, table), ("tune", tmp_path / "." / "data.tsv", table),
+    for command, output, data in [("train", table, table), ("tune", os.path.join(tmp_path, ".", "data.tsv"), table),
                                   ("train", table, tmp_path / "link.tsv")]:
         refused = run([command, data, "-o", output], expect=2).stderr
         assert refused.endswith(f"Error: -o {output} is DATA {data}: the model would be written over it\n")
