@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +19,8 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
 
     ``log_proba`` has one column per entry of ``classes`` (the model's). True labels the model
     never saw can never be predicted: they count as errors, and are left out of the log loss
-    (which needs the model's probability of the true class), as ``n_unknown_label`` says.
+    (which needs the model's probability of the true class), as ``n_unknown_label`` says;
+    ``unknown_labels`` counts them by label (a class folder named Spam/ where the model has spam).
     The per-class figures, their averages and the confusion matrix cover the labels that are
     true or predicted, as scikit-learn's do: a class of the model with no document in the
     data and none predicted does not pull the macro average down.
@@ -70,6 +72,7 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
         "ece": calibration["ece"] if known else float("nan"),
         "reliability": calibration["bins"],
         "n_unknown_label": n - len(known),
+        "unknown_labels": dict(sorted(Counter(t for t in y_true if t not in class_index).items())),
         "labels": labels,
         "per_class": per_class,
         "confusion_matrix": confusion.tolist(),

@@ -143,8 +143,9 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
               f"log loss {loss:.4f}   documents {report['n_documents']:,}", soft_wrap=True)
     if report["n_unknown_label"]:
         unknown = report["n_unknown_label"]
+        named = ", ".join(f"{label} {n:,}" for label, n in report["unknown_labels"].items())
         out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
-                  "never saw (counted as errors, left out of the log loss)", soft_wrap=True)
+                  f"never saw ({named}): counted as errors, left out of the log loss", soft_wrap=True)
     table = Table("class", "precision", "recall", "F1", "support", box=None)
     for label, row in report["per_class"].items():
         table.add_row(label, *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")), f"{row['support']:,}")

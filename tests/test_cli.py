@@ -751,9 +751,11 @@ def test_counts_of_one_read_as_one(tmp_path, tickets_model):
     (tmp_path / "test" / "returns").mkdir()
     (tmp_path / "test" / "returns" / "0.txt").write_text("I want to send this back")
     table = run(["eval", tickets_model, tmp_path / "test"]).stdout.splitlines()
-    assert table[1] == "1 document has a label the model never saw (counted as errors, left out of the log loss)"
+    assert table[1] == ("1 document has a label the model never saw (returns 1): counted as errors, left out of the "
+                        "log loss")
     report = json.loads(run(["eval", tickets_model, tmp_path / "test", "--format", "json"]).stdout)
-    assert report["n_unknown_label"] == 1 and report["n_documents"] == 121
+    assert report["n_unknown_label"] == 1 and report["unknown_labels"] == {"returns": 1}
+    assert report["n_documents"] == 121
 
 
 def test_train_test_split_reports_held_out_score(tmp_path):
