@@ -237,15 +237,16 @@ def cross_validate(
         by_counting.setdefault(key, []).append(trial)
     texts = [doc.text for doc in documents]
     analyzed: tuple[Analyzer | None, list[list[str]]] = (None, [])
-    # Groups sharing an analyzer come together, so each analyzer's features are made once and
-    # only one analyzer's features are held at a time.
+    # Groups sharing an analyzer come together, so that where features are made as strings, each
+    # analyzer's are made once and only one analyzer's are held at a time.
     for group in sorted(by_counting.values(),
                         key=lambda group: [str(group[0].settings.get(key)) for key in ANALYZER_KEYS]):
         first = group[0].settings
         # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
         analyzer = replace(base, **{key: first[key] for key in ANALYZER_KEYS if key in first})
         weighting = {"tf": first.get("tf", "raw"), "doc_norm": first.get("doc_norm")}
-        if supports(analyzer):  # counted straight from the text, as training counts: the same sums
+        from_text = supports(analyzer)
+        if from_text:  # counted straight from the text, as training counts: the same sums
             by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, **weighting)
         else:
             if analyzed[0] != analyzer:
@@ -256,11 +257,8 @@ def cross_validate(
             test_idx = np.flatnonzero(folds == f)
             test_labels = [labels[i] for i in test_idx]
             # The test documents counted once over the fold's terms; each setting takes its columns.
-            if supports(analyzer):
-                test_counts = _counted_over(frozen.terms, analyzer, [texts[i] for i in test_idx])
-            else:
-                test_counts = count_features([analyzed[1][i] for i in test_idx],
-                                             dict(zip(frozen.terms, itertools.count())))
+            test_counts = _counted_over(frozen.terms, analyzer, [texts[i] for i in test_idx],
+                                        None if from_text else [analyzed[1][i] for i in test_idx])
             for trial in group:
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
@@ -273,13 +271,17 @@ def cross_validate(
     return trials
 
 
-def _counted_over(terms: Sequence[str], analyzer: Analyzer, texts: Sequence[str]) -> CountMatrix:
-    """The raw counts of ``texts`` over ``terms`` (columns in their order), by a word table
-    where ``analyzer`` allows one, as a model counts what it scores."""
-    try:
-        return WordTable.for_terms(analyzer, terms).count(texts)
-    except TokenClash:  # two words share a hash: the plain way
-        return count_features([analyzer(text) for text in texts], dict(zip(terms, itertools.count())))
+def _counted_over(terms: Sequence[str], analyzer: Analyzer, texts: Sequence[str],
+                  features: Sequence[Sequence[str]] | None = None) -> CountMatrix:
+    """The raw counts of ``texts`` over ``terms`` (columns in their order): from their
+    ``features`` where they were made as strings, else by a word table, as a model counts what
+    it scores (``analyzer`` must allow one)."""
+    if features is None:
+        try:
+            return WordTable.for_terms(analyzer, terms).count(texts)
+        except TokenClash:  # two words share a hash: the plain way
+            features = [analyzer(text) for text in texts]
+    return count_features(features, dict(zip(terms, itertools.count())))
 
 
 def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, base_analyzer: Analyzer | None = None,
