@@ -175,8 +175,10 @@ def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,
 def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadReport, *, mail: bool, encoding: str,
                        format_batch: Callable[[Model, list[Document]], Answers]) -> Iterator[Answers]:
     """predict's answers for the files under ``paths`` (what ``format_batch`` makes of each
-    batch), in input order, block by block as the workers finish them; the model is sent to
-    every worker once."""
+    batch), in input order, block by block as the workers finish them. The model is sent to
+    every worker; Dask's memory manager may drop a worker's copy later, and the worker then
+    fetches it from another one that may be scoring with it (which is safe: see
+    ``NaiveBayes.__getstate__``)."""
     entries: list[Entry] = []
     for path in paths:
         if path == "-":

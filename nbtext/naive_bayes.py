@@ -51,6 +51,18 @@ class NaiveBayes:
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle of this core holds: its settings and sums, not the weights computed
+        from them for scoring. Those are rows written in place while a batch is scored, and a
+        pickle's arrays may be read after it is made: Dask sends a model from a worker still
+        scoring to another worker, the arrays out of band, as they are at sending time. The
+        copy then held slots for rows it never got, and scored thousands of 20news posts
+        wrongly. The receiver computes its own."""
+        state = dict(self.__dict__)
+        for cached in _CACHED:
+            state.pop(cached, None)
+        return state
+
     # --- scikit-learn estimator protocol -------------------------------------------------
 
     @classmethod
@@ -141,7 +153,7 @@ class NaiveBayes:
     def _update(self) -> None:
         if self.alpha is None or np.any(np.asarray(self.alpha) <= 0):
             raise ValueError(f"alpha must be positive, got {self.alpha!r}")
-        for cached in ("_full_log_prob", "_weight_rows"):
+        for cached in _CACHED:
             self.__dict__.pop(cached, None)
         self._update_class_log_prior()
         self._prepare()
@@ -437,6 +449,8 @@ class ComplementNB(NaiveBayes):
 #: ``threading.Lock`` returns, from the module Python starts with: the predict path of the
 #: library does not otherwise import ``threading``.
 _WEIGHT_ROWS_LOCK = _thread.allocate_lock()
+#: What a core computes from its sums when first needed and keeps: never pickled.
+_CACHED = ("_full_log_prob", "_weight_rows")
 
 #: Columns per block when a sum over the whole vocabulary is needed.
 _BLOCK = 1 << 16
