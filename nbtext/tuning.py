@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import Analyzer
-from .counting import ClassCounts, CountMatrix, FrozenCounts, count_features
+from .analysis import ANALYZERS, TOKENS, Analyzer
+from .counting import DOC_NORMS, TF_MODES, ClassCounts, CountMatrix, FrozenCounts, count_features
 from .errors import DataError
 from .metrics import evaluate
 from .model import Model
+from .naive_bayes import VARIANTS
 from .readers import Document
 from .readers.report import labels_of, plural
 from .training import BATCH_SIZE, train
@@ -136,6 +137,10 @@ class Trial:
 
 #: Keys a grid may hold: DEFAULT_GRID's and the other model and analyzer settings.
 GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", *ANALYZER_KEYS}
+#: The settings that name one of a few choices, and those choices.
+NAMED_CHOICES: dict[str, Sequence[str | None]] = {
+    "variant": sorted(VARIANTS), "tf": TF_MODES, "doc_norm": DOC_NORMS, "analyzer": ANALYZERS, "tokens": TOKENS,
+}
 
 
 def read_grid(spec: str | None) -> dict[str, list[Any]]:
@@ -152,6 +157,9 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     >>> read_grid('{"idf": ["false"]}')
     Traceback (most recent call last):
     nbtext.errors.DataError: idf "false": use true or false (JSON, no quotes)
+    >>> read_grid('{"tf": ["lg"]}')
+    Traceback (most recent call last):
+    nbtext.errors.DataError: tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)
     """
     if not spec:
         return dict(DEFAULT_GRID)
@@ -174,12 +182,17 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
 
 def _grid_value(key: str, value: Any) -> Any:
     """One value of ``key`` in a grid, as the search takes it; a DataError that says what to
-    write where JSON's types would slip through (``"false"`` is a true string). The named
-    choices (variant, tf, tokens ...) are checked, with their lists, as the model is built."""
+    write where JSON's types would slip through (``"false"`` is a true string), and names the
+    choices where one is misspelt (before the data is read, which takes minutes on a corpus)."""
     def is_count(n: Any) -> bool:
         return isinstance(n, int) and not isinstance(n, bool)
 
     shown = json.dumps(value)
+    if key in NAMED_CHOICES and value not in NAMED_CHOICES[key]:
+        choices = NAMED_CHOICES[key]
+        close = difflib.get_close_matches(value, [c for c in choices if c], n=1) if isinstance(value, str) else []
+        raise DataError(f"{key} {shown}: use one of {', '.join(map(json.dumps, choices))}"
+                        + (f" (did you mean {json.dumps(close[0])}?)" if close else ""))
     if key in ("idf", "norm", "fit_prior") and not isinstance(value, bool):
         raise DataError(f"{key} {shown}: use true or false (JSON, no quotes)")
     if key in ("ngram_range", "char_ngrams"):

@@ -602,6 +602,12 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     ('{"min_df": ["2"]}', 'min_df "2": use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)'),
     ('{"max_df": [1.5]}', "max_df 1.5: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)"),
     ('{"maxdf": [0.5]}', "unknown setting 'maxdf' (did you mean 'max_df'?); use ['alpha', "),
+    # These four were found only as the first model was built, after all the reading, with exit status 1.
+    ('{"variant": ["multinomial", "complment"]}',
+     'variant "complment": use one of "bernoulli", "complement", "multinomial" (did you mean "complement"?)'),
+    ('{"tf": ["lg"]}', 'tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)'),
+    ('{"doc_norm": ["l1"]}', 'doc_norm "l1": use one of null, "l2"'),
+    ('{"tokens": ["word"]}', 'tokens "word": use one of "words", "all-words", "joined" (did you mean "words"?)'),
 ])
 def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message):
     result = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", grid], expect=2)
