@@ -208,10 +208,11 @@ class Model:
         """Which rows of ``log_proba`` (from ``predict_log_proba``) are the model's answer to an
         empty document: the texts in which it found no word it knows. Their answer is the class
         priors (or, with Complement NB, even odds), not evidence."""
-        return (log_proba == self._empty_log_proba).all(axis=1)
+        return (log_proba == self.empty_log_proba).all(axis=1)
 
     @functools.cached_property
-    def _empty_log_proba(self) -> np.ndarray:
+    def empty_log_proba(self) -> np.ndarray:
+        """The model's answer to an empty document (one row of ``predict_log_proba``)."""
         return self.predict_log_proba([""])[0]
 
     def _scored(self, table: WordTable | None, texts: Sequence[str]) -> np.ndarray:
