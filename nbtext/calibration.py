@@ -111,7 +111,7 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
     its probabilities tempered. The out-of-fold log loss and ECE before and after are kept.
     """
     from .model import Model
-    from .training import _summarize
+    from .training import _finish
     from .tuning import labelled_for_folds, out_of_fold
 
     started = time.perf_counter()
@@ -127,4 +127,4 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
         "log_loss": {"before": log_loss(log_proba, truth), "after": log_loss(calibrated, truth)},
         "ece": {"before": reliability(log_proba, truth)["ece"], "after": reliability(calibrated, truth)["ece"]},
     }
-    return _summarize(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary), started)
+    return _finish(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary), started)

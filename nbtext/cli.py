@@ -716,6 +716,9 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
         trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
                                progress=advance)[0]
     render.cv_report(trial.summary(), fmt, k=k, seed=seed)
+    if trial.termless_folds:
+        click.echo(f"{trial.termless_folds} of {k} folds had no term left to train on (every one pruned, or no "
+                   "words): they answered with the class priors alone, and train refuses such a model", err=True)
 
 
 @cli.command()
@@ -765,6 +768,11 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
                                 progress=advance)
     trials = rank(trials)
     render.leaderboard(trials[:top], metric, fmt, total=len(trials))
+    termless = [trial for trial in trials if trial.termless_folds]
+    if termless:
+        click.echo(f"{len(termless)} of {len(trials)} settings had no term left to train on in some fold (every one "
+                   f"pruned, or no words) and answered there with the class priors alone; the best of them: "
+                   f"{render.describe(termless[0].settings)}", err=True)
     model = train_setting(documents, trials[0].settings, base_analyzer=base,
                           summary={"inputs": _absolute(data), "input_format": options["input_format"],
                                    "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})

@@ -138,7 +138,7 @@ def train_on_cluster(
     """
     from distributed import as_completed
 
-    from .training import _summarize
+    from .training import _finish
 
     started = time.perf_counter()
     entries, mail = plan_training(corpus)
@@ -161,7 +161,7 @@ def train_on_cluster(
     assert total is not None  # there was a shard
     if len(total.classes) < 2:
         raise DataError(f"only one class ({total.classes[0]!r}) in the training data; need at least two")
-    return _summarize(Model(analyzer, total, settings, summary), started)
+    return _finish(Model(analyzer, total, settings, summary), started)
 
 
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,

@@ -508,7 +508,8 @@ class FrozenCounts:
 
         ``min_df``/``max_df`` are document counts when integers and proportions of the documents
         when floats, as in scikit-learn; ``max_features`` then keeps the most frequent terms
-        (ties broken by term order, so the result is deterministic).
+        (ties broken by term order, so the result is deterministic). None may survive: a search's
+        fold can score such a setting (by the priors alone); a trained model may not (``train``).
         """
         n_docs = float(self.class_docs.sum())
         df = self._per_term("doc_freq")
@@ -520,8 +521,6 @@ class FrozenCounts:
         if max_features is not None and len(kept) > max_features:
             frequency = self._per_term("term_counts")[kept]
             kept = np.sort(kept[np.argsort(-frequency, kind="stable")[:max_features]])
-        if len(kept) == 0 and len(self.terms):
-            raise DataError("no terms remain after pruning; lower --min-df or raise --max-df")
         return kept
 
     def to_dict(self) -> dict[str, Any]:

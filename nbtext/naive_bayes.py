@@ -156,7 +156,10 @@ class NaiveBayes:
         for cached in _CACHED:
             self.__dict__.pop(cached, None)
         self._update_class_log_prior()
-        self._prepare()
+        # Only a core with no features (a search's fold whose terms were all pruned, scored by
+        # its priors) takes a log of zero: totals that no column will ever use.
+        with np.errstate(divide="ignore"):
+            self._prepare()
 
     @property
     def feature_log_prob_(self) -> np.ndarray:

@@ -215,7 +215,7 @@ def train_filter(
     ``ham_cutoff`` override the measured ones. ``tf``, ``doc_norm`` and any setting not given
     take a filter's defaults (``FILTER_WEIGHTING``, ``FILTER_SETTINGS``).
     """
-    from .training import _summarize
+    from .training import _finish
     from .tuning import labelled_for_folds, out_of_fold
 
     started = time.perf_counter()
@@ -239,7 +239,7 @@ def train_filter(
         "unsure_share": float(np.mean(verdicts == EXIT_UNSURE)),
     })
     model = Model(analyzer, total, {**settings, "spam": spam_filter.to_dict()}, summary)
-    return _summarize(model, started)
+    return _finish(model, started)
 
 
 def status_header(verdict: int, score: float) -> str:

@@ -17,7 +17,7 @@ from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
 from .readers import Document, FileBatch, ReadReport, Reading
-from .readers.report import labels_of
+from .readers.report import labels_of, plural
 from .vectorizing import Vectorizer
 
 BATCH_SIZE = 1000
@@ -128,11 +128,18 @@ def train(
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    return _summarize(Model(analyzer, counts, settings, summary), started)
+    return _finish(Model(analyzer, counts, settings, summary), started)
 
 
-def _summarize(model: Model, started: float) -> Model:
+def _finish(model: Model, started: float) -> Model:
+    """``model`` with its summary; a DataError where it has no term to go by, which would
+    classify every document by the class priors alone."""
     counts = model.counts
+    if len(model.terms) == 0:
+        documents = int(counts.class_docs.sum())
+        if len(counts.terms):
+            raise DataError("no terms remain after pruning; lower --min-df or raise --max-df")
+        raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
         **model.summary,
         "documents": int(counts.class_docs.sum()),
@@ -181,4 +188,4 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
 
 def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None, started: float) -> Model:
     merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, dict(model.summary))
-    return _summarize(merged, started)
+    return _finish(merged, started)

@@ -113,6 +113,9 @@ class Trial:
     metric: str = "accuracy"
     reports: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    #: Folds where the setting left no term to train on (all pruned, or no words): their model
+    #: answered every document with the class priors.
+    termless_folds: int = 0
 
     @property
     def scores(self) -> list[float]:
@@ -276,6 +279,7 @@ def cross_validate(
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                 model = Model(analyzer, frozen, settings)
+                trial.termless_folds += len(model.terms) == 0
                 log_proba = model.core.predict_log_proba(model.restrict(test_counts))
                 trial.reports.append(evaluate(test_labels, log_proba, model.classes))
                 trial.seconds += time.perf_counter() - started

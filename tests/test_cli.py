@@ -594,6 +594,40 @@ def test_tune_leaderboard_and_best_model(tmp_path):
                                     "above 0, e.g. 0.1\n")  # it was a ValueError traceback, after all the reading
 
 
+def test_a_setting_that_prunes_every_term_is_scored_by_the_priors_not_fatal(tmp_path):
+    """min_df 0.99 leaves no term of the tickets in any fold: the search ranks it at the
+    priors (a third of the balanced tickets right), where it used to stop the whole search;
+    eval --cv scores it so too. Both say so on stderr."""
+    grid = '{"min_df": [1, 0.99], "variant": ["complement", "multinomial"]}'
+    result = run(["tune", TICKETS / "train", "-o", tmp_path / "best", "--grid", grid])
+    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    assert [(mean, options) for _, mean, _, _, options in rows[2:]] == [
+        ("0.333333", "--min-df 0.99 --variant complement"), ("0.333333", "--min-df 0.99 --variant multinomial")]
+    assert all(options.startswith("--min-df 1 ") for *_, options in rows[:2])
+    assert Model.load(tmp_path / "best").settings["min_df"] == 1
+    assert "2 of 4 settings had no term left to train on in some fold (every one pruned, or no words) and " \
+           "answered there with the class priors alone; the best of them: --min-df 0.99 --variant complement\n" \
+           in result.stderr
+    scored = run(["eval", "--cv", "3", TICKETS / "train", "--min-df", "0.99"])
+    assert scored.stdout.startswith("accuracy 0.3333 ± 0.0000   macro f1 0.1667 ± 0.0000   log loss 1.0986 ")
+    assert "3 of 3 folds had no term left to train on" in scored.stderr
+    assert "3 of 3" not in run(["eval", "--cv", "3", TICKETS / "train", "--min-df", "2"]).stderr
+
+
+def test_training_data_without_a_word_is_refused(tmp_path):
+    """Every class's documents read, but not one word in them (punctuation and one-letter words
+    where words are two letters or more): a model of the class priors alone is not written."""
+    for label, texts in {"yes": ["!!!", "a b c"], "no": ["?", "-- :-)"]}.items():
+        (tmp_path / "data" / label).mkdir(parents=True)
+        for n, text in enumerate(texts):
+            (tmp_path / "data" / label / f"{n}.txt").write_text(text)
+    result = run(["train", tmp_path / "data", "-o", tmp_path / "m", "--tokens", "words"], expect=1)
+    assert result.stderr.endswith("Error: no words to learn from in the 4 documents read\n")
+    assert not (tmp_path / "m").exists()
+    run(["train", tmp_path / "data", "-o", tmp_path / "m"])  # train's own tokens keep one-letter words
+    assert list(Model.load(tmp_path / "m").terms) == ["a", "a b", "b", "b c", "c"]
+
+
 @pytest.mark.parametrize("grid, message", [
     ('{"idf": ["false"]}', 'idf "false": use true or false (JSON, no quotes)'),  # was a true string: IDF on
     ('{"norm": [0]}', "norm 0: use true or false (JSON, no quotes)"),

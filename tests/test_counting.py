@@ -86,8 +86,7 @@ def test_pruning_equals_count_vectorizer(mixed_documents):
         kept = frozen.keep_terms(min_df, max_df)
         oracle = CountVectorizer(min_df=min_df, max_df=max_df).fit(texts)
         assert [frozen.terms[i] for i in kept] == oracle.get_feature_names_out().tolist()
-    with pytest.raises(DataError, match="no terms remain after pruning; lower --min-df"):
-        frozen.keep_terms(min_df=0.99)
+    assert len(frozen.keep_terms(min_df=0.99)) == 0  # train says so (test_cli); a search scores it
     top = frozen.keep_terms(max_features=50)
     frequency = frozen.term_counts.sum(axis=0)
     assert len(top) == 50 and frequency[top].min() >= np.sort(frequency)[-50]

@@ -127,6 +127,15 @@ def test_class_prior_is_used():
     np.testing.assert_allclose(mine.predict_log_proba(X), oracle.predict_log_proba(X), atol=1e-12)
 
 
+@pytest.mark.parametrize("variant, expected", [(MultinomialNB, [1 / 3, 2 / 3]), (BernoulliNB, [1 / 3, 2 / 3]),
+                                               (ComplementNB, [1 / 2, 1 / 2])])
+def test_a_core_without_features_answers_its_priors_quietly(variant, expected):
+    """A search's fold can prune every term away: the core then answers every document with
+    the class priors (Complement NB with even odds), and warns of nothing (warnings fail tests)."""
+    core = variant().fit(np.zeros((3, 0)), ["a", "b", "b"])
+    np.testing.assert_allclose(core.predict_proba(np.zeros((2, 0))), [expected] * 2)
+
+
 def test_works_in_pipeline_with_clone_and_grid_search():
     texts = ["cheap pills", "cheap offer now", "meeting at noon", "lunch meeting", "offer pills", "noon lunch"] * 3
     labels = ["spam", "spam", "ham", "ham", "spam", "ham"] * 3
