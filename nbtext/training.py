@@ -157,13 +157,18 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
 
     New words grow the vocabulary; pruning (``min_df`` ...) is redone over all the counts.
     With ``remove`` the documents, added before, are taken out again exactly (see
-    ``FrozenCounts.subtract``).
+    ``FrozenCounts.subtract``); a DataError where that would take every document of a class.
     """
     started = time.perf_counter()
     change = count_all(documents, model.analyzer, tf=model.counts.tf, doc_norm=model.counts.doc_norm, jobs=jobs)
     if not change.classes:  # a wrong folder in a nightly job must not pass as an update
         raise DataError(f"no documents to {'remove' if remove else 'add'}; the model is unchanged")
     counts = model.counts.subtract(change) if remove else model.counts.merge(change)
+    emptied = sorted(set(model.counts.classes) - set(counts.classes))
+    if emptied:  # a filter without its spam class, or a model of one class, could not classify
+        named = ", ".join(map(repr, emptied))
+        raise DataError(f"unlearning these would leave no documents in {'class' if len(emptied) == 1 else 'classes'}"
+                        f" {named}; the model is unchanged")
     return _rebuild(model, counts, settings, started)
 
 

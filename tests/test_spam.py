@@ -314,6 +314,26 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     assert_same_counts(_payload_counts(model), before)  # nothing learned
 
 
+def test_unlearning_every_message_of_a_class_is_refused(filter_model, mail_root, tmp_path):
+    """Taking back all 300 spam the filter was trained on would leave a filter with no spam
+    class, which wrote a model that `filter` then died on with a traceback; all of it, the
+    counts' pruning said "--max-df keeps fewer documents than --min-df"."""
+    root, _ = mail_root
+    model = tmp_path / "m.joblib"
+    shutil.copy(filter_model, model)
+    before = _payload_counts(model)
+    spam = run(["learn", model, "--unlearn", "--spam", root / "train" / "spam"], expect=1)
+    assert spam.stderr.endswith("Error: unlearning these would leave no documents in class 'spam'; "
+                                "the model is unchanged\n")
+    both = run(["learn", model, "--unlearn", "--spam", root / "train" / "spam", "--ham", root / "train" / "ham"],
+               expect=1)
+    assert both.stderr.endswith("no documents in classes 'ham', 'spam'; the model is unchanged\n")
+    assert_same_counts(_payload_counts(model), before)
+    some = sorted((root / "train" / "spam").iterdir())[:299]  # all but one: a filter still
+    run(["learn", model, "--unlearn", "--spam", *some])
+    assert _payload_counts(model)["class_docs"].tolist() == [HAM, 1]
+
+
 def test_concurrent_learn_processes_lose_no_update(filter_model, mail_root, tmp_path):
     _, held = mail_root
     model = tmp_path / "m.joblib"
