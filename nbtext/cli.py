@@ -626,6 +626,15 @@ def merge(models, output, min_df, max_df, max_features) -> None:
                 click.echo(f"{path} and {trained_on[data]} were both trained on {data}: if it held the same "
                            "documents both times, they count twice", err=True)
             trained_on.setdefault(data, path)
+    #: The first model's settings are the merged model's; pruning given to merge overrides them.
+    chosen = {key: value for key, value in loaded[0].settings.items()
+              if key not in ("spam", "calibration") and key not in settings}
+    for path, model in zip(models[1:], loaded[1:]):
+        differ = [key for key, value in chosen.items() if model.settings[key] != value]
+        if differ:  # a Multinomial part merged into a Complement one, say: told, as the counts add up fine
+            click.echo(f"{path} was trained with {render.describe({key: model.settings[key] for key in differ})}; "
+                       f"the merged model has {models[0]}'s {render.describe({key: chosen[key] for key in differ})}",
+                       err=True)
     kept = [what for what, key in (("spam filter's score and cut-offs", "spam"), ("calibration", "calibration"))
             if merged.settings[key]]
     if kept:  # measured by cross-validation on the first model's documents, which merge does not have

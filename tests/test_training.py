@@ -120,6 +120,24 @@ def test_merge_refuses_a_model_twice_and_warns_of_shared_data(sms_halves, tmp_pa
     assert "both trained on" not in run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m"]).stderr
 
 
+def test_merge_says_which_settings_of_a_later_model_give_way(sms_halves, tmp_path):
+    """The counts of a Multinomial model with its own alpha and min_df add up with a Complement
+    one's, and the merged model takes the first model's settings: said, not done silently."""
+    d = sms_halves
+    run(["train", d / "a.tsv", "-o", tmp_path / "a"])
+    run(["train", d / "b.tsv", "-o", tmp_path / "b", "--variant", "multinomial", "--alpha", "1", "--min-df", "2"])
+    result = run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m"])
+    assert result.stderr.splitlines()[-1] == (f"{tmp_path / 'b'} was trained with --variant multinomial --alpha 1.0 "
+                                              f"--min-df 2; the merged model has {tmp_path / 'a'}'s --variant "
+                                              "complement --alpha 0.2 --min-df 1")
+    merged = Model.load(tmp_path / "m").settings
+    assert (merged["variant"], merged["alpha"], merged["min_df"]) == ("complement", 0.2, 1)
+    pruned = run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m", "--min-df", "2"])
+    assert pruned.stderr.splitlines()[-1].endswith("'s --variant complement --alpha 0.2")  # min_df: merge's own
+    run(["train", d / "b.tsv", "-o", tmp_path / "b2"])
+    assert "was trained with" not in run(["merge", tmp_path / "a", tmp_path / "b2", "-o", tmp_path / "m"]).stderr
+
+
 def test_update_keeps_the_analyzer_and_merge_checks_it(sms_halves, tmp_path):
     d = sms_halves
     run(["train", d / "a.tsv", "-o", tmp_path / "a"])
