@@ -135,14 +135,14 @@ def _finish(model: Model, started: float) -> Model:
     """``model`` with its summary; a DataError where it has no term to go by, which would
     classify every document by the class priors alone."""
     counts = model.counts
+    documents = int(counts.class_docs.sum())
     if len(model.terms) == 0:
-        documents = int(counts.class_docs.sum())
         if len(counts.terms):
             raise DataError("no terms remain after pruning; lower --min-df or raise --max-df")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
         **model.summary,
-        "documents": int(counts.class_docs.sum()),
+        "documents": documents,
         "documents_per_class": {c: int(n) for c, n in zip(counts.classes, counts.class_docs)},
         "vocabulary_size": len(model.terms),
         "terms_seen": len(counts.terms),
