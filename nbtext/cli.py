@@ -299,12 +299,17 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 
 def _print_classes(report) -> None:
     """The classes read and their sizes, on one line: a search or a cross-validation shows no
-    model summary, and a folder given one level too high (parts, or train/ and test/) shows here."""
+    model summary, and a folder given one level too high (parts, or train/ and test/) shows here.
+    Then the classes of one document: the fold that tests it trains without it."""
     from .render import tsv_field
 
     counts = sorted(report.labels.items())
     click.echo(f"{len(counts)} {'class' if len(counts) == 1 else 'classes'}: "
                + ", ".join(f"{tsv_field(label)} {n:,}" for label, n in counts), err=True)
+    single = [tsv_field(label) for label, n in counts if n == 1]
+    if single and len(counts) > 1:
+        click.echo(f"one document only in {', '.join(single)}: the fold that tests it trains without its class, "
+                   "so counts it wrong", err=True)
 
 
 @contextlib.contextmanager

@@ -614,6 +614,23 @@ def test_a_setting_that_prunes_every_term_is_scored_by_the_priors_not_fatal(tmp_
     assert "3 of 3" not in run(["eval", "--cv", "3", TICKETS / "train", "--min-df", "2"]).stderr
 
 
+def test_a_class_of_one_document_is_named_before_cross_validation(tmp_path):
+    """Its one document is tested by a fold trained without it, so it is always counted wrong:
+    a cost of the data, not of the settings, that eval --cv and tune say before scoring."""
+    data = tmp_path / "data"
+    for label in ("billing", "shipping", "technical"):
+        (data / label).mkdir(parents=True)
+        for path in sorted((TICKETS / "train" / label).iterdir()):
+            (data / label / path.name).symlink_to(path)
+    assert "one document only" not in run(["eval", "--cv", "3", data]).stderr
+    (data / "refunds").mkdir()
+    (data / "refunds" / "1.txt").write_text("I want my money back for the broken kettle\n")
+    notice = "one document only in refunds: the fold that tests it trains without its class, so counts it wrong\n"
+    scored = run(["eval", "--cv", "3", data])
+    assert scored.stderr.endswith("4 classes: billing 81, refunds 1, shipping 81, technical 81\n" + notice)
+    assert notice in run(["tune", data, "-o", tmp_path / "m", "--grid", '{"alpha": [0.2]}']).stderr
+
+
 def test_training_data_without_a_word_is_refused(tmp_path):
     """Every class's documents read, but not one word in them (punctuation and one-letter words
     where words are two letters or more): a model of the class priors alone is not written."""
