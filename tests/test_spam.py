@@ -315,9 +315,9 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
 
 
 def test_unlearning_every_message_of_a_class_is_refused(filter_model, mail_root, tmp_path):
-    """Taking back all 300 spam the filter was trained on would leave a filter with no spam
-    class, which wrote a model that `filter` then died on with a traceback; all of it, the
-    counts' pruning said "--max-df keeps fewer documents than --min-df"."""
+    """Taking back all 300 spam the filter was trained on wrote a filter with no spam class, on
+    which `filter` then died with a traceback; taking back every message failed with the
+    pruning's unrelated "--max-df keeps fewer documents than --min-df"."""
     root, _ = mail_root
     model = tmp_path / "m.joblib"
     shutil.copy(filter_model, model)
