@@ -491,7 +491,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     else:
         fixed = sorted(given & set(ANALYZER_OPTIONS))
         if fixed:
-            raise click.UsageError(f"--update keeps the model's analyzer; drop --{fixed[0].replace('_', '-')}")
+            raise click.UsageError("--update counts as the model was trained (its analyzer and term weighting); "
+                                   f"drop --{fixed[0].replace('_', '-')}")
         if test_split is not None:
             raise click.UsageError("--test-split trains a new model; it does not go with --update")
         output = output or update_path

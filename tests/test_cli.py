@@ -745,7 +745,7 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
                       "--format", "tsv"]).stdout.splitlines()
     assert not any("." in row.split("\t")[2] for row in words_rows)
     refused = run(["train", "--update", tmp_path / "joined", news / "test", "--tokens", "words"], expect=2)
-    assert "--update keeps the model's analyzer; drop --tokens" in refused.stderr
+    assert "--update counts as the model was trained (its analyzer and term weighting); drop --tokens" in refused.stderr
 
     board = run(["tune", TICKETS / "train", "-o", tmp_path / "t", "--grid",
                  '{"tokens": ["words", "joined"], "alpha": [0.3]}', "--cv", "3"]).stdout.splitlines()

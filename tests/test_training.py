@@ -142,7 +142,8 @@ def test_update_keeps_the_analyzer_and_merge_checks_it(sms_halves, tmp_path):
     d = sms_halves
     run(["train", d / "a.tsv", "-o", tmp_path / "a"])
     result = run(["train", "--update", tmp_path / "a", d / "b.tsv", "--ngram-range", "1,2"], expect=2)
-    assert "--update keeps the model's analyzer; drop --ngram-range" in result.stderr
+    assert ("--update counts as the model was trained (its analyzer and term weighting); drop --ngram-range"
+            in result.stderr)
     run(["train", d / "b.tsv", "-o", tmp_path / "b", "--analyzer", "char_wb"])
     result = run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "m"], expect=1)
     assert result.stderr == ("Error: cannot merge models whose analyzers differ: analyzer word vs char_wb; "
