@@ -631,6 +631,23 @@ def test_a_class_of_one_document_is_named_before_cross_validation(tmp_path):
     assert notice in run(["tune", data, "-o", tmp_path / "m", "--grid", '{"alpha": [0.2]}']).stderr
 
 
+@pytest.mark.parametrize("input_format, reads", [
+    ("mbox", "DIR/<label>/ folders"), ("email", "DIR/<label>/ folders"), ("folder", "DIR/<label>/ folders"),
+    ("csv", "a table file"), ("manifest", "a list of files"),
+])
+def test_a_format_that_cannot_come_from_a_pipe_is_refused_not_left_unread(tmp_path, input_format, reads):
+    """`cat box.mbox | nbtext train - --input-format mbox` read nothing from the pipe and said
+    only "no documents to train on"; csv and manifest died with a FileNotFoundError traceback."""
+    mail = min((corpus_path("spamassassin-2003") / "spam").iterdir()).read_bytes()
+    process = nbtext_process("train", "-", "-o", tmp_path / "m", "--input-format", input_format,
+                             stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, stderr = process.communicate(b"From someone Mon Jan  1 00:00:00 2024\n" + mail, timeout=60)
+    assert process.returncode == 1
+    assert stderr.decode().endswith(f"Error: --input-format {input_format} reads {reads} by name, not stdin: "
+                                    "stdin takes one labelled document a line (tsv, jsonl, fasttext)\n")
+    assert not (tmp_path / "m").exists()
+
+
 def test_training_data_without_a_word_is_refused(tmp_path):
     """Every class's documents read, but not one word in them (punctuation and one-letter words
     where words are two letters or more): a model of the class priors alone is not written."""

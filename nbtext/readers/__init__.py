@@ -149,6 +149,11 @@ class LabelledCorpus:
         if path == "-":
             if self.columns is not None:  # the table and field readers take files, by name
                 raise _no_table(path, _LABELLED_COLUMN_OPTIONS)
+            if input_format not in (None, *LINE_FORMATS):  # else the pipe would go unread, and nothing be said
+                reads = ("a table file" if input_format == "csv" else "a list of files" if input_format == "manifest"
+                         else "DIR/<label>/ folders")
+                raise DataError(f"--input-format {input_format} reads {reads} by name, not stdin: stdin takes "
+                                f"one labelled document a line ({', '.join(LINE_FORMATS)})")
             return input_format, [], None
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
