@@ -233,20 +233,23 @@ def _each_once(paths: Iterable[str], why: str) -> None:
 def _not_over_the_data(output: str, data: Iterable[str]) -> None:
     """A usage error where the model file to write is one of the DATA files, or a document in
     a DATA folder (below its class folders): `nbtext train data.tsv -o data.tsv` replaced the
-    training data with the model, without a word."""
-    if not os.path.exists(output):
-        return  # a new file replaces nothing
-    written = os.path.realpath(output)
+    training data with the model, without a word. A new file there would be read as a
+    document of its class the next time."""
+    exists = os.path.exists(output)
+    written = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(output))), os.path.basename(output))
     for path in data:
         if path == "-" or not os.path.exists(path):
             continue
-        if os.path.samefile(path, output):
+        if exists and os.path.samefile(path, output):
             raise click.UsageError(f"-o {output} is DATA {path}: the model would be written over it")
         if os.path.isdir(path):
             inside = os.path.relpath(written, os.path.realpath(path))
             if not inside.startswith(os.pardir + os.sep) and os.sep in inside:
-                raise click.UsageError(f"-o {output} is a document of DATA {path}: the model would be written over "
-                                       "it; write the model outside the data")
+                raise click.UsageError(
+                    f"-o {output} is a document of DATA {path}: the model would be written over it; write the model "
+                    "outside the data" if exists else
+                    f"-o {output} is inside class folder {inside.split(os.sep)[0]} of DATA {path}: the next run "
+                    "would read the model as one of its documents; write the model outside the data")
 
 
 def _absolute(paths: tuple[str, ...]) -> list[str]:

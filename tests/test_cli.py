@@ -782,9 +782,10 @@ def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
 
 def test_the_model_is_never_written_over_the_data(sms, tmp_path):
     """`nbtext train data.tsv -o data.tsv` (a slip of tab completion) replaced the training
-    data with the model, and so did -o naming a document in a class folder. Both are refused
-    before anything is read, by name or through a link, and the data are left as they were;
-    a model file beside the class folders is still allowed (later runs skip it, and say so)."""
+    data with the model, and so did -o naming a document in a class folder; a new model file
+    in a class folder was read as one of its documents the next time. All are refused before
+    anything is read, by name or through a link, and the data are left as they were; a model
+    file beside the class folders is still allowed (later runs skip it, and say so)."""
     import shutil
 
     table = tmp_path / "data.tsv"
@@ -803,6 +804,11 @@ def test_the_model_is_never_written_over_the_data(sms, tmp_path):
     assert refused.endswith(f"Error: -o {document} is a document of DATA {folder}: the model would be written "
                             "over it; write the model outside the data\n")
     assert document.read_bytes() == before
+    new = folder / "billing" / "model.joblib"  # written there, it was read as a billing ticket the next time
+    refused = run(["train", folder, "-o", new], expect=2).stderr
+    assert refused.endswith(f"Error: -o {new} is inside class folder billing of DATA {folder}: the next run would "
+                            "read the model as one of its documents; write the model outside the data\n")
+    assert not new.exists()
     run(["train", folder, "-o", folder / "m.joblib"])
     again = run(["train", folder, "-o", folder / "m.joblib"]).stderr
     assert again.startswith("read 243 documents\n") and "\n1 skipped: not inside a class folder" in again
