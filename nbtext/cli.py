@@ -236,7 +236,7 @@ def _not_over_the_data(output: str, data: Iterable[str]) -> None:
     training data with the model, without a word. A new file there would be read as a
     document of its class the next time."""
     exists = os.path.exists(output)
-    written = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(output))), os.path.basename(output))
+    written = os.path.realpath(output)  # a new file too: its folders are resolved, its name kept
     for path in data:
         if path == "-" or not os.path.exists(path):
             continue
