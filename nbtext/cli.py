@@ -816,9 +816,10 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
               help="Print the K most probable labels, best first.")
 @format_option("tsv", "jsonl")
 @click.option("--encoding", default="utf-8", show_default=True, help="Encoding of the documents.")
-@click.option("--input-format", type=click.Choice(["folder", *MAIL_FORMATS]),
+@click.option("--input-format", type=click.Choice(["folder", "csv", *MAIL_FORMATS]),
               help="Read files as mail (email), or as mbox files or maildirs (default: as the model "
-                   "was trained; mbox files and maildirs are recognised anyway).")
+                   "was trained; mbox files and maildirs are recognised anyway); csv reads the rows of a "
+                   "table named by --text-column with CSV quoting, a .tsv's too.")
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
 @column_options(labelled=False)[0]
 @column_options(labelled=False)[1]

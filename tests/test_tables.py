@@ -86,6 +86,75 @@ def test_missing_labels_stop_or_are_counted(tmp_path):
     assert [d.text for d in docs] == ["fine, quoted", 'win "cash" now']
 
 
+def test_a_comma_or_a_quote_that_breaks_a_csv_row_is_an_error_not_a_lost_text(sms_rows, tmp_path, tickets_model):
+    """A CSV written by hand, without quoting a message that holds a comma, was read as far as
+    the comma: the rest of the text was dropped without a word. A quoted field that never
+    closes ran to the end of the file, every later row becoming part of one document. Both
+    now stop at the row, on the real SMS messages."""
+    first_comma = next(n for n, (_, text) in enumerate(sms_rows) if "," in text)
+    naive = tmp_path / "naive.csv"
+    naive.write_text("label,text\n" + "".join(f"{label},{text}\n" for label, text in sms_rows), encoding="utf-8")
+    fields = 2 + sms_rows[first_comma][1].count(",")
+    error = run(["train", naive, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {naive}:{first_comma + 2}: {fields} fields where the header has 2 (label, text): "
+                     "a field holding a comma must be in double quotes\n")
+
+    def quoted(field: str) -> str:
+        return '"' + field.replace('"', '""') + '"'
+
+    rows = [f"{label},{quoted(text)}\r\n" for label, text in sms_rows]
+    unclosed = tmp_path / "unclosed.csv"
+    unclosed.write_text("label,text\r\n" + "".join(rows[:40]) + rows[40][:-3] + "\r\n" + "".join(rows[41:]),
+                        encoding="utf-8", newline="")  # a closing quote left out: the next opening one closes it
+    error = run(["train", unclosed, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {unclosed}:42: 4 fields where the header has 2 (label, text): the row runs on to line "
+                     '43: check its quotes (one inside a quoted field is written twice: "")\n')
+    unclosed.write_text("label,text\r\n" + "".join(rows[:-1]) + rows[-1][:-3] + "\r\n", encoding="utf-8",
+                        newline="")  # the last row's: nothing closes it
+    error = run(["train", unclosed, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {unclosed}:{len(rows) + 1}: the double quote that opens a field in this row never "
+                     'closes, so the rest of the file would be one field (a quote inside a quoted field is written '
+                     'twice: "")\n')
+    answers = run(["predict", tickets_model, unclosed, "--text-column", "text"], expect=1)
+    assert len(answers.stdout.splitlines()) == len(rows) - 1  # the rows before it are answered
+    assert answers.stderr.endswith(f"Error: {unclosed}:{len(rows) + 1}: the double quote that opens a field in this "
+                                   "row never closes, so the rest of the file would be one field (a quote inside a "
+                                   'quoted field is written twice: "")\n')
+
+
+def test_a_tsv_table_is_read_as_written_like_a_tsv_without_a_header(sms_rows, tmp_path):
+    """The SMS file with a header row, read by its columns, went through CSV quoting: 536 of
+    its 5,574 texts lost their quotes or took in the next lines, and two messages went missing
+    inside others. TSV has no quoting; it is now read as the same file without a header is."""
+    table = tmp_path / "sms.tsv"
+    table.write_text("label\ttext\n" + "".join(f"{label}\t{text}\n" for label, text in sms_rows), encoding="utf-8")
+    by_columns = [(d.label, d.text) for d in LabelledCorpus([str(table)], columns=Columns())]
+    assert by_columns == [tuple(row) for row in sms_rows]
+    assert by_columns == [(d.label, d.text) for d in LabelledCorpus([str(table)])]  # the header skipped
+    assert sum(text.startswith('"') for _, text in by_columns) == 54
+
+    written = tmp_path / "written.tsv"  # as csv.writer (or pandas) writes a TSV: a line break in quotes
+    with open(written, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter="\t")
+        writer.writerow(["label", "text"])
+        writer.writerows((label, text.replace(" ", "\n", 1) if n == 5 else text) for n, (label, text)
+                         in enumerate(sms_rows))
+    error = run(["train", written, "--text-column", "text", "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {written}:8: 1 field where the header has 2 (label, text): a line break in a text "
+                     "splits it, as TSV is read as written; for fields in double quotes, as CSV writes them, read "
+                     "it with --input-format csv\n")
+    result = run(["train", written, "--input-format", "csv", "-o", tmp_path / "m"])
+    assert result.stderr.startswith("read 5,574 documents\n")
+    docs = list(LabelledCorpus([str(written)], input_format="csv"))
+    assert docs[5].text == sms_rows[5][1].replace(" ", "\n", 1) and docs[-1].text == sms_rows[-1][1]
+    answers = run(["predict", tmp_path / "m", written, "--input-format", "csv", "--text-column", "text"]).stdout
+    assert answers.splitlines()[6].startswith(f"{written}:9\t")  # the row before ran over two lines
+    assert len(answers.splitlines()) == 5574
+    error = run(["predict", tmp_path / "m", written, "--input-format", "csv"], expect=1).stderr
+    assert error.endswith("Error: --input-format csv reads the rows of a table: name its text column with "
+                          "--text-column\n")
+
+
 def test_a_100_mb_field(tmp_path):
     path = tmp_path / "big.tsv"
     big = "spam " * 20_000_000

@@ -224,7 +224,7 @@ class LabelledCorpus:
         elif fmt == "csv" or (fmt == "tsv" and self.columns is not None):
             delimiter = "\t" if fmt == "tsv" else DELIMITERS.get(_suffix(path), ",")
             yield from read_table(path, delimiter, self.columns or Columns(), self.report,
-                                  encoding=self.encoding, progress=progress)
+                                  encoding=self.encoding, quoted=fmt == "csv", progress=progress)
         elif fmt == "jsonl" and self.columns is not None and path != "-":
             yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
                                          progress=progress)
@@ -269,8 +269,10 @@ def iter_unlabelled(
     can stream.
     """
     encoding = check_encoding(encoding)
-    if input_format not in (None, "folder", *MAIL_FORMATS):
+    if input_format not in (None, "folder", "csv", *MAIL_FORMATS):
         raise DataError(f"predict reads files, folders, mail or stdin lines, not --input-format {input_format}")
+    if input_format == "csv" and columns is None:
+        raise DataError("--input-format csv reads the rows of a table: name its text column with --text-column")
     line_number = 0
     for path in paths or ["-"]:
         fmt = input_format
@@ -280,12 +282,14 @@ def iter_unlabelled(
             elif os.path.isfile(path) and is_mbox(path):
                 fmt = "mbox"
         if columns is not None:
-            if _suffix(path) not in _COLUMN_SUFFIXES:
+            table = input_format == "csv" or _suffix(path) in DELIMITERS
+            if not table and _suffix(path) not in _COLUMN_SUFFIXES:
                 raise _no_table(path, "--text-column and --id-column", formats=", ".join(_COLUMN_SUFFIXES),
                                 kind="none of them")
             rows_of = Columns(columns.text, None, columns.id)
-            if _suffix(path) in DELIMITERS:
-                rows = read_table(path, DELIMITERS[_suffix(path)], rows_of, report, encoding=encoding)
+            if table:
+                rows = read_table(path, DELIMITERS.get(_suffix(path), ","), rows_of, report, encoding=encoding,
+                                  quoted=input_format == "csv" or _suffix(path) == ".csv")
             else:
                 rows = read_jsonl_fields(path, rows_of, report, encoding=encoding)
             yield from _in_batches(rows)

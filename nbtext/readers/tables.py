@@ -1,8 +1,11 @@
 """Tables and manifests: CSV/TSV with a header row, JSONL with named fields, path<TAB>label lists.
 
-Rows keep their quoting rules (embedded newlines, doubled quotes) and may hold very long
-fields. A row without a label is an error naming the file and line, unless the caller asked
-to skip such rows, which are then counted.
+CSV rows keep their quoting rules (embedded newlines, doubled quotes); TSV rows are read as
+written, one a line, as the header-less TSV of LABEL<TAB>TEXT lines is: a quote there is part
+of the text. Fields may be very long. A row without a label is an error naming the file and
+line, unless the caller asked to skip such rows, which are then counted; a row whose fields do
+not fit the header, or a quoted field that never closes, is always an error: reading on would
+join or split documents.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import csv
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import DataError
@@ -39,16 +42,14 @@ class Columns:
     skip_unlabelled: bool = False
 
 
-def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str,
+def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str, quoted: bool,
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """One Document per data row of a CSV/TSV file with a header row."""
+    """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
     with open(path, "rb") as handle:
         codec = text_encoding(encoding, handle.read(4))
     with open(path, encoding=codec, errors="surrogateescape", newline="") as handle:
-        lines: Iterator[str] = handle
-        if _NUL_STAND_IN:
-            lines = (line.replace("\0", _NUL_STAND_IN) for line in handle)
-        rows = csv.reader(lines, delimiter=delimiter)
+        lines = _Lines(handle)
+        rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
         header = next(rows, None)
         if header is None:
             return
@@ -59,19 +60,57 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
             option = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
             raise DataError(f"{path}: no column {missing[0]!r} (set by {option[missing[0]]}); the header has: "
                             f"{', '.join(header)}")
-        start = 1
+        needed = max(index[name] for name in wanted) + 1
+        last_line = 1  # of the row before: the header
         for row in rows:
-            where = f"{path}:{start + 1}"
-            start = rows.line_num
+            first_line, last_line = last_line + 1, rows.line_num
+            where = f"{path}:{first_line}"
+            if lines.ended and quoted:  # only an open quote makes the reader go past the last line for a row
+                raise DataError(f"{where}: the double quote that opens a field in this row never closes, so the "
+                                "rest of the file would be one field (a quote inside a quoted field is written "
+                                'twice: "")')
             if not row:
                 report.skip("blank line", where)
                 continue
+            fits = len(row) == len(header) or (len(row) >= needed and not any(map(str.strip, row[len(header):])))
+            if not fits:
+                raise DataError(_misfit(path, (first_line, last_line), len(row), header, delimiter, quoted))
             if _NUL_STAND_IN:
                 row = [field.replace(_NUL_STAND_IN, "\0") for field in row]
             fields = {name: row[i] if i < len(row) else "" for name, i in index.items()}
             yield from _document(fields.get, where, columns, report, codec)
         if progress is not None:
             progress(os.path.getsize(path))
+
+
+class _Lines:
+    """A table's lines for the csv reader, which notes when they run out."""
+
+    def __init__(self, handle: Iterable[str]) -> None:
+        self.handle = handle
+        self.ended = False
+
+    def __iter__(self) -> Iterator[str]:
+        if _NUL_STAND_IN:
+            yield from (line.replace("\0", _NUL_STAND_IN) for line in self.handle)
+        else:
+            yield from self.handle
+        self.ended = True
+
+
+def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], delimiter: str, quoted: bool) -> str:
+    """The error for a row (over ``lines``, first and last) with more or fewer fields than its
+    header: a text that was split, or a quote that closed late and joined rows."""
+    breaks = "a line break" if count < len(header) else "a tab" if delimiter == "\t" else "a comma"
+    fields = f"{count} field{'s' if count != 1 else ''}"
+    if quoted and lines[1] > lines[0]:
+        hint = f'the row runs on to line {lines[1]}: check its quotes (one inside a quoted field is written twice: "")'
+    elif quoted:
+        hint = f"a field holding {breaks} must be in double quotes"
+    else:
+        hint = (f"{breaks} in a text splits it, as TSV is read as written; "
+                "for fields in double quotes, as CSV writes them, read it with --input-format csv")
+    return f"{path}:{lines[0]}: {fields} where the header has {len(header)} ({', '.join(header)}): {hint}"
 
 
 def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encoding: str,
