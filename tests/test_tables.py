@@ -172,6 +172,26 @@ def test_jsonl_dotted_fields(tmp_path):
     assert [(d.label, d.text, d.source) for d in docs] == [("spam", "win cash", "7"), ("ham", "lunch at noon", "8")]
 
 
+@pytest.mark.parametrize(("record", "error"), [
+    ({"label": "spam", "text": ["win", "cash"]}, "'text' is a list; the text must be a string"),
+    ({"label": "spam", "text": None}, "'text' is null; the text must be a string"),
+    ({"label": ["spam", "ham"], "text": "win cash"}, "'label' is a list; it must be a string or a number"),
+])
+def test_a_json_field_of_the_wrong_kind_is_refused_as_without_field_options(tmp_path, record, error):
+    """With --label-field, a list of labels became one class named "['spam', 'ham']", and a
+    list or null text was read as its Python spelling ("['win', 'cash']", or the error "no
+    'text' field" for a field that is there), where the same file read without the options is
+    refused. Both readers now refuse it, naming the field."""
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps({"label": "ham", "text": "lunch at noon"}) + "\n")
+    stderr = run(["train", path, "--label-field", "label", "-o", tmp_path / "m"], expect=1).stderr
+    assert stderr == f"Error: {path}:1: {error}\n"
+    run(["train", path, "-o", tmp_path / "m"], expect=1)  # the reader without field options refuses it too
+    path.write_text('{"label": 7, "text": "win cash", "id": 12}\n{"label": null, "text": "lunch"}\n')
+    docs = list(LabelledCorpus([str(path)], columns=Columns(id="id", skip_unlabelled=True)))
+    assert [(d.label, d.text, d.source) for d in docs] == [("7", "win cash", "12")]
+
+
 def test_manifest_points_to_files(tmp_path):
     manifest = tmp_path / "list.txt"
     train = TICKETS / "train"

@@ -167,13 +167,17 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
 
 def _document(get: Callable[[str], object], where: str, columns: Columns, report: ReadReport,
               encoding: str) -> Iterator[Document]:
+    """The Document of one row or record, its fields got by name: a JSON record's text must be
+    a string, and its label and id strings or numbers, as in JSONL read without field options."""
     text = get(columns.text)
-    if text is None:
+    if text is _MISSING:
         raise DataError(f"{where}: no {columns.text!r} field (set by --text-field)")
-    text, replaced = _clean(str(text), encoding)
+    if not isinstance(text, str):
+        raise DataError(f"{where}: {columns.text!r} is {_json_kind(text)}; the text must be a string")
+    text, replaced = _clean(text, encoding)
     label = None
     if columns.label is not None:
-        value = get(columns.label)
+        value = _scalar(get(columns.label), columns.label, where)
         label = None if value is None else _clean(str(value), encoding)[0].strip()
         if not label:
             if columns.skip_unlabelled:
@@ -182,9 +186,21 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
             raise DataError(f"{where}: no label in {columns.label!r} (or pass --skip-unlabelled)")
     source = where
     if columns.id is not None:
-        ident = get(columns.id)
+        ident = _scalar(get(columns.id), columns.id, where)
         source = where if ident in (None, "") else str(ident)
     yield report.add(Document(text, label, source), replaced=replaced)
+
+
+def _scalar(value: object, name: str, where: str) -> object:
+    """A label's or id's value, None where it is absent or null."""
+    if isinstance(value, (dict, list)):
+        raise DataError(f"{where}: {name!r} is {_json_kind(value)}; it must be a string or a number")
+    return None if value is _MISSING else value
+
+
+def _json_kind(value: object) -> str:
+    kinds = {dict: "an object", list: "a list", bool: "true or false", type(None): "null"}
+    return kinds.get(type(value), "a number")
 
 
 def _clean(value: str, encoding: str) -> tuple[str, bool]:
@@ -194,10 +210,14 @@ def _clean(value: str, encoding: str) -> tuple[str, bool]:
     return value.encode(encoding, "surrogateescape").decode(encoding, "replace"), True
 
 
+#: What ``_dotted`` finds where a record has no such field (null is None).
+_MISSING = object()
+
+
 def _dotted(record: object, path: str) -> object:
     for key in path.split("."):
         if not isinstance(record, dict) or key not in record:
-            return None
+            return _MISSING
         record = record[key]
     return record
 
