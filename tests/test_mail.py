@@ -50,6 +50,17 @@ def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail, spama
     assert report.lines()[0] == "read 3,000 documents"
 
 
+def test_a_text_part_whose_base64_is_cut_short_is_counted_as_malformed(as_mail, spamassassin):
+    """The defects Python's mail parser finds while decoding a part (base64 cut short) were not
+    looked at, as the part was checked before it was decoded: this spam, whose text part's
+    base64 ends mid-group, was read without a word. It is read as before, and counted."""
+    docs, report = as_mail
+    name = "spam.00313.fab744bfd5a128fca39b69df9811c086"
+    assert f"{spamassassin}/spam/{name}" in report.malformed and len(report.malformed) == 28
+    assert docs[name].text.endswith("webmake-talk mailing listwebmake-talk@lists.sourceforge.nethttps://"
+                                    "lists.sourceforge.net/lists/listinfo/webmake-talk")
+
+
 def test_mail_headers_and_html_are_not_tokens(as_mail, spamassassin):
     docs, _ = as_mail
     html_spam = [d for d in docs.values() if d.label == "spam" and "Content-Type: text/html" in

@@ -108,9 +108,9 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     for part in message.walk():
         if part.is_multipart():
             continue
-        malformed |= _broken(part)
         maintype = part.get_content_maintype()
         if maintype != "text" or part.get_filename():
+            malformed |= _broken(part)
             if maintype != "multipart":
                 attachments += 1
             continue
@@ -120,6 +120,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         except Exception:  # a broken transfer encoding: keep what is there
             malformed = True
             payload = str(part.get_payload()).encode("utf-8", "replace")
+        malformed |= _broken(part)  # decoding adds its own defects: base64 with bytes that are not base64
         html = part.get_content_subtype() == "html"
         charset = part.get_content_charset() or (html_charset(payload) if html else None)
         body_charset = body_charset or charset  # raw 8-bit in the Subject is most likely in it too
