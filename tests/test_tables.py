@@ -6,6 +6,8 @@ import csv
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbtext.readers import Columns, LabelledCorpus
 
@@ -120,6 +122,38 @@ def test_a_comma_or_a_quote_that_breaks_a_csv_row_is_an_error_not_a_lost_text(sm
     assert answers.stderr.endswith(f"Error: {unclosed}:{len(rows) + 1}: the double quote that opens a field in this "
                                    "row never closes, so the rest of the file would be one field (a quote inside a "
                                    'quoted field is written twice: "")\n')
+
+
+_LABEL = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\0"), min_size=1, max_size=8).filter(
+    lambda s: s.strip() == s and s)
+_TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\0"), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(_LABEL, _TEXT), min_size=1, max_size=12))
+def test_any_table_csv_writes_is_read_back_exactly(tmp_path_factory, rows):
+    """Whatever the texts hold (commas, quotes, line breaks of every kind), a table written by
+    Python's csv module is read back row for row, text for text."""
+    path = tmp_path_factory.mktemp("written") / "t.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["label", "text"])
+        writer.writerows(rows)
+    assert [(d.label, d.text) for d in LabelledCorpus([str(path)])] == rows
+
+
+_TSV_TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\0\t\r\n"), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(_LABEL.filter(lambda s: not {"\t", "\r", "\n"} & set(s)), _TSV_TEXT),
+                     min_size=1, max_size=12))
+def test_any_tsv_table_is_read_as_written(tmp_path_factory, rows):
+    """A TSV's texts, quotes and all, come back as written, by its columns or as label<TAB>text lines."""
+    path = tmp_path_factory.mktemp("written") / "t.tsv"
+    path.write_text("label\ttext\n" + "".join(f"{label}\t{text}\n" for label, text in rows), encoding="utf-8")
+    assert [(d.label, d.text) for d in LabelledCorpus([str(path)], columns=Columns())] == rows
+    assert [(d.label, d.text) for d in LabelledCorpus([str(path)])] == rows
 
 
 def test_a_tsv_table_is_read_as_written_like_a_tsv_without_a_header(sms_rows, tmp_path):
