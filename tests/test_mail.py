@@ -9,12 +9,23 @@ import re
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbtext.analysis import Analyzer
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
+from nbtext.readers.mail import message_text
 
 from .conftest import corpus_path, run
+
+
+#: Pieces of MIME that hypothesis joins into messages, broken ones most of all.
+_MIME_PIECES = [b"Subject: ", b"From: ", b"To: ", b"Content-Type: ", b"Content-Transfer-Encoding: ", b"=?", b"?=",
+                b"?B?", b"?Q?", b"utf-7", b"gb2312", b"unknown-8bit", b"\x00", b"\"", b"<", b">", b"@", b",", b";",
+                b"\n", b"\r\n", b"\n ", b"multipart/alternative; boundary=b\n", b"--b\n", b"--b--\n",
+                b"text/html", b"text/plain; charset=", b"message/rfc822\n", b"base64", b"quoted-printable",
+                b"x-uuencode", b"Zm9v", b"=E9", b"\xe9", b"\xff", b"<meta charset=", b"&#0;", b"&#xD800;", b"<style>"]
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +70,26 @@ def test_a_text_part_whose_base64_is_cut_short_is_counted_as_malformed(as_mail, 
     assert f"{spamassassin}/spam/{name}" in report.malformed and len(report.malformed) == 28
     assert docs[name].text.endswith("webmake-talk mailing listwebmake-talk@lists.sourceforge.nethttps://"
                                     "lists.sourceforge.net/lists/listinfo/webmake-talk")
+
+
+def test_a_charset_name_with_a_nul_falls_back_as_an_unknown_one(spamassassin, tmp_path):
+    """A NUL in a part's charset name made the codec lookup raise ValueError, and train died
+    with a traceback on the message. It now falls back as for any unknown charset."""
+    raw = (spamassassin / "ham" / "easy_ham.01307.4b06bdd9604366d63b4106aa8c715c06").read_bytes()
+    assert b"charset=ISO-8859-1\n" in raw
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "1.eml").write_bytes(raw.replace(b"charset=ISO-8859-1\n", b"charset=ISO-8859-1\0\n"))
+    docs = list(LabelledCorpus([str(tmp_path)], input_format="email"))
+    assert len(docs) == 1 and "Michèl wrote" in docs[0].text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_MIME_PIECES), st.binary(max_size=4)), max_size=40))
+def test_any_bytes_are_read_as_a_message_without_an_error(pieces):
+    """Mail is messy: whatever bytes a message file holds, reading it gives a text, never an
+    exception (hypothesis over pieces of MIME: charsets, encodings, boundaries, encoded words)."""
+    mail = message_text(b"".join(pieces), ("subject", "from", "to", "reply-to", "x-mailer", "content-type"))
+    assert isinstance(mail.text, str) and not any("\udc80" <= ch <= "\udcff" for ch in mail.text)
 
 
 def test_mail_headers_and_html_are_not_tokens(as_mail, spamassassin):

@@ -180,7 +180,7 @@ def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
         try:
             codecs.lookup(encoding)
             return payload.decode(encoding), False
-        except (LookupError, UnicodeDecodeError):
+        except (LookupError, ValueError):  # unknown, not a text codec, bytes it cannot take, a NUL in the name
             continue
     return payload.decode("cp1252", "replace"), True
 
