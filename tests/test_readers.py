@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
@@ -370,3 +373,37 @@ def test_batches_hand_out_folders_unread_and_the_rest_read_in_order(tmp_path):
     assert sum(seen) == corpus.total_bytes
     with pytest.raises(ValueError, match="taken as batches already"):
         next(reading)
+
+
+#: Pieces of the line and table formats, and of their encodings, that hypothesis joins into files.
+_LINE_PIECES = [b"\t", b"\n", b"\r\n", b"\r", b"__label__", b"{", b"}", b'"label"', b'"text"', b":", b",", b'"',
+                b"\x00", b"\xff\xfe", b"\xef\xbb\xbf", b"\xe9", b"spam", b" ", b"\\ud800", b"[", b"null", b"1",
+                b"label\ttext\n", b"text,label\n"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.lists(st.one_of(st.sampled_from(_LINE_PIECES), st.binary(max_size=3)), max_size=30),
+       fmt=st.sampled_from([None, "tsv", "jsonl", "fasttext", "csv", "manifest"]),
+       suffix=st.sampled_from([".tsv", ".jsonl", ".ft", ".csv", ".txt"]))
+@example(pieces=[b"\xff\xfe", b"\t"], fmt=None, suffix=".csv")
+@example(pieces=[b"\x00", b"\t", b"__label__"], fmt="manifest", suffix=".tsv")
+def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path, pieces, fmt, suffix):
+    """Whatever bytes a labelled file holds, reading it gives documents or a DataError naming
+    the file, never another exception (hypothesis found a UTF-16 table cut short, and a NUL in
+    a manifest's path). Read from a pipe, every line is one document to classify."""
+    data = b"".join(pieces)
+    path = tmp_path / f"data{suffix}"
+    path.write_bytes(data)
+    try:
+        list(LabelledCorpus([str(path)], input_format=fmt))
+    except DataError as error:
+        assert str(path) in str(error) or "--" in str(error)
+    report = ReadReport()
+    batches = iter_unlabelled(["-"], report, stdin=io.BytesIO(data))
+    try:
+        lines = sum(len(batch) for batch, _ in batches)
+    except DataError:  # UTF-16 or UTF-32 on stdin, which cannot be split into lines
+        assert data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff"))
+        return
+    assert lines == len(data.split(b"\n")) - (not data or data.endswith(b"\n"))
+

@@ -237,6 +237,51 @@ def test_manifest_points_to_files(tmp_path):
     assert corpus.report.skipped == {"blank line": [f"{manifest}:3"]}
 
 
+def test_a_utf16_table_cut_short_is_read_to_its_end_with_the_cut_replaced(sms_rows, tmp_path):
+    """A table saved as Excel's "Unicode" (UTF-16) and cut off mid-character, an odd byte at
+    its end, stopped train with a UnicodeDecodeError traceback: surrogateescape, which kept
+    invalid bytes for counting, cannot keep a byte below 0x80. Every row is read now, the
+    last with the cut replaced and counted."""
+    path = tmp_path / "cut.csv"
+    with open(path, "w", newline="", encoding="utf-16") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["label", "text"])
+        writer.writerows(sms_rows[:200])
+    path.write_bytes(path.read_bytes()[:-3])  # the last row's line end gone, and half a character
+    corpus = LabelledCorpus([str(path)], columns=Columns())
+    docs = list(corpus)
+    assert [(d.label, d.text) for d in docs[:-1]] == [tuple(row) for row in sms_rows[:199]]
+    assert docs[-1].text == sms_rows[199][1] + "\ufffd"  # half of the CR
+    assert corpus.report.replaced == [f"{path}:201"]
+    assert run(["train", path, "-o", tmp_path / "m"]).stderr.startswith(
+        "read 200 documents\n1 decoded with replacement")
+
+
+def test_json_escapes_of_lone_surrogates_are_replaced_by_both_jsonl_readers(sms_rows, tmp_path):
+    """JSON can escape what no decoding gives, a lone surrogate ("\\udce9"). Read without field
+    options, it stayed in the text uncounted; read by --text-field, it was replaced and counted.
+    Both readers now give the same texts, replaced the same way, and count them."""
+    path = tmp_path / "d.jsonl"
+    texts = [sms_rows[0][1] + " \ud800", "café".encode().decode("ascii", "surrogateescape"),
+             sms_rows[1][1] + " \udce9 end"]  # UTF-8 read as ASCII with surrogateescape
+    path.write_text("".join(json.dumps({"label": "ham", "text": t}) + "\n" for t in texts))
+    assert "\\udcc3\\udca9" in path.read_text()
+    expected = [sms_rows[0][1] + " \ufffd", "café", sms_rows[1][1] + " \ufffd end"]
+    for columns in (None, Columns()):
+        corpus = LabelledCorpus([str(path)], columns=columns)
+        assert [d.text for d in corpus] == expected
+        assert corpus.report.replaced == [f"{path}:{n}" for n in (1, 2, 3)]
+
+
+def test_a_manifest_naming_no_possible_file_is_an_error_naming_the_line(tmp_path):
+    """A NUL in a manifest's path (a binary file given as the manifest) ended train in a
+    ValueError traceback from os.open."""
+    manifest = tmp_path / "list.txt"
+    manifest.write_bytes(f"{TICKETS / 'train' / 'billing' / '000.txt'}\tbilling\nsome\0thing\tshipping\n".encode())
+    error = run(["train", manifest, "--input-format", "manifest", "-o", tmp_path / "m"], expect=1).stderr
+    assert error == f"Error: {manifest}:2: 'some\\x00thing' cannot be a file name\n"
+
+
 def test_a_nul_byte_in_a_table_is_kept_on_every_python(sms_rows, tmp_path):
     """Python 3.10's csv module stops at a NUL ("line contains NUL", a traceback from train);
     3.11's reads it. The SMS messages with a NUL inside a quoted, multi-line field and in a

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from ..errors import DataError
-from .report import Document, ReadReport, decode
+from .report import Document, ReadReport, decode, unescape
 
 LINE_FORMATS = ("tsv", "jsonl", "fasttext")
 _FASTTEXT_PREFIX = "__label__"
@@ -55,6 +55,9 @@ def read_labelled_lines(
             continue
         text, replaced = decode(raw, encoding)
         label, body = parse(text, where)
+        if fmt == "jsonl":  # JSON may escape what no decoding gives: a lone surrogate (\udce9)
+            body, lossy = unescape(body, encoding)
+            label, replaced = unescape(label, encoding)[0], replaced or lossy
         if number == 1 and fmt == "tsv" and _is_header(label, body, where):
             report.skip("header row", where)
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -169,6 +170,33 @@ def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
         name = wide.upper().replace("-LE", "LE").replace("-BE", "BE")
         raise DataError(f"{source}: {name} text, which line formats cannot split into lines; "
                         f"convert it first: iconv -f {name} -t UTF-8")
+
+
+def _escape_bytes(error: UnicodeError) -> tuple[str, int]:
+    """surrogateescape for every byte. Where a codec's invalid stretch holds a byte below 0x80
+    (UTF-16 cut short, ISO-2022), surrogateescape gives up and the read would stop there."""
+    assert isinstance(error, UnicodeDecodeError)
+    return "".join(chr(0xDC00 + byte) for byte in error.object[error.start:error.end]), error.end
+
+
+#: The error handler of text read in a stream, whose invalid bytes are marked U+DC00-U+DCFF
+#: to be replaced, and counted, document by document.
+ESCAPE_BYTES = "nbtext-escape"
+codecs.register_error(ESCAPE_BYTES, _escape_bytes)
+
+
+def unescape(value: str, encoding: str) -> tuple[str, bool]:
+    """``value`` with its escaped bytes (``ESCAPE_BYTES``, surrogateescape) and any other lone
+    surrogate (a JSON ``\\udce9``) replaced by U+FFFD; the flag says there were some."""
+    if not _SURROGATES.search(value):
+        return value, False
+    try:  # the bytes decoded again, so that the replacement is what decoding with "replace" gives
+        return value.encode(encoding, "surrogateescape").decode(encoding, "replace"), True
+    except UnicodeError:  # a byte below 0x80 among them, a codec that cannot write them back (UTF-16), a JSON \ud800
+        return _SURROGATES.sub("\ufffd", value), True
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]+")
 
 
 def decode_file(raw: bytes, encoding: str) -> tuple[str, bool]:

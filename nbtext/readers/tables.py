@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
-from .report import (Document, ReadReport, check_splits_into_lines, decode, decode_file, text_encoding,
-                     without_bom)
+from .report import (ESCAPE_BYTES, Document, ReadReport, check_splits_into_lines, decode, decode_file, text_encoding,
+                     unescape, without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -28,8 +28,8 @@ csv.field_size_limit(sys.maxsize)
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 
 #: Before Python 3.11 the csv module stops at a NUL ("line contains NUL"). A NUL goes through it
-#: as this lone surrogate, which no decoding makes (surrogateescape gives only U+DC80-U+DCFF).
-_NUL_STAND_IN = "\udc00" if sys.version_info < (3, 11) else None
+#: as this lone surrogate, which no decoding makes (invalid bytes are escaped as U+DC00-U+DCFF).
+_NUL_STAND_IN = "\ud800" if sys.version_info < (3, 11) else None
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
     with open(path, "rb") as handle:
         codec = text_encoding(encoding, handle.read(4))
-    with open(path, encoding=codec, errors="surrogateescape", newline="") as handle:
+    with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
         lines = _Lines(handle)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
         header = next(rows, None)
@@ -144,7 +144,7 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
             where = f"{path}:{number}"
             if number == 1:
                 check_splits_into_lines(raw, encoding, path)
-            line = without_bom(raw, encoding).rstrip(b"\r\n").decode(encoding, "surrogateescape")
+            line = without_bom(raw, encoding).rstrip(b"\r\n").decode(encoding, ESCAPE_BYTES)
             if not line.strip():
                 report.skip("blank line", where)
                 continue
@@ -159,6 +159,8 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 data = read_bytes(document)
             except OSError as error:
                 raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
+            except ValueError:  # a NUL, or an escaped byte the file system cannot take back
+                raise DataError(f"{where}: {name!r} cannot be a file name") from None
             text, replaced = decode_file(data, encoding)
             yield report.add(Document(text, label.strip(), document), replaced=replaced)
             if progress is not None:
@@ -174,11 +176,11 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
         raise DataError(f"{where}: no {columns.text!r} field (set by --text-field)")
     if not isinstance(text, str):
         raise DataError(f"{where}: {columns.text!r} is {_json_kind(text)}; the text must be a string")
-    text, replaced = _clean(text, encoding)
+    text, replaced = unescape(text, encoding)
     label = None
     if columns.label is not None:
         value = _scalar(get(columns.label), columns.label, where)
-        label = None if value is None else _clean(str(value), encoding)[0].strip()
+        label = None if value is None else unescape(str(value), encoding)[0].strip()
         if not label:
             if columns.skip_unlabelled:
                 report.skip("no label", where)
@@ -201,13 +203,6 @@ def _scalar(value: object, name: str, where: str) -> object:
 def _json_kind(value: object) -> str:
     kinds = {dict: "an object", list: "a list", bool: "true or false", type(None): "null"}
     return kinds.get(type(value), "a number")
-
-
-def _clean(value: str, encoding: str) -> tuple[str, bool]:
-    """Undo surrogate escapes: invalid bytes become U+FFFD, and the flag says so."""
-    if not any("\udc80" <= ch <= "\udcff" for ch in value):
-        return value, False
-    return value.encode(encoding, "surrogateescape").decode(encoding, "replace"), True
 
 
 #: What ``_dotted`` finds where a record has no such field (null is None).
