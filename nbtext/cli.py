@@ -522,6 +522,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                  and ("spam_label" in given or corpus.is_mail))
     if not as_filter and given & {"spam_cutoff", "ham_cutoff", "fp_target"}:
         raise click.UsageError("--spam-cutoff, --ham-cutoff and --fp-target are for spam filters: add --spam-label")
+    if spam_cutoff is not None and ham_cutoff is not None and ham_cutoff > spam_cutoff:  # before a long read
+        raise click.UsageError(f"the ham cut-off ({ham_cutoff}) is above the spam cut-off ({spam_cutoff})")
     with _read_report_before_errors(corpus, options["verbose"]), \
          render.progress(corpus.total_bytes, "reading") as advance:
         documents = corpus.read(progress=advance)

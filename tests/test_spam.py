@@ -68,6 +68,16 @@ def test_a_filter_takes_the_filter_defaults_unless_told_otherwise(filter_model, 
     assert {k: own.settings[k] for k in ("alpha", "idf", "min_df")} == {"alpha": 0.05, "idf": True, "min_df": 2}
 
 
+def test_cut_offs_the_wrong_way_round_stop_train_before_it_reads(mail_root, tmp_path):
+    """A ham cut-off above the spam cut-off was refused only after every message had been read
+    and parsed, minutes on a large maildir; both are options, so it is refused first."""
+    root, _ = mail_root
+    result = run(["train", "--input-format", "email", root / "train", "-o", tmp_path / "m", "--spam-cutoff", "0.3",
+                  "--ham-cutoff", "0.5"], expect=2)
+    assert result.stderr.endswith("Error: the ham cut-off (0.5) is above the spam cut-off (0.3)\n")
+    assert "read " not in result.stderr and not (tmp_path / "m").exists()
+
+
 def _payload_counts(path):
     return joblib.load(path)["counts"]
 
