@@ -401,6 +401,11 @@ def _setup(options: dict[str, Any]):
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
     settings = {name: options[name] for name in NB_OPTIONS}
+    low, high = options["min_df"], options["max_df"]
+    if low is not None and high is not None and isinstance(low, int) == isinstance(high, int) and high < low:
+        from .counting import DF_CONFLICT
+
+        raise click.UsageError(DF_CONFLICT)  # both counts, or both shares: known before the data is read
     return analyzer, weighting, settings
 
 

@@ -379,6 +379,10 @@ class ClassCounts:
                         class_map, self.tf, self.doc_norm)
 
 
+#: Where --max-df keeps fewer documents than --min-df, whatever the counts.
+DF_CONFLICT = "--max-df keeps fewer documents than --min-df; raise --max-df or lower --min-df"
+
+
 @dataclass(frozen=True)
 class FrozenCounts:
     """Finished per-class sums (see ClassCounts), the form kept in a model file.
@@ -516,7 +520,7 @@ class FrozenCounts:
         low = min_df if isinstance(min_df, (int, np.integer)) else min_df * n_docs
         high = max_df if isinstance(max_df, (int, np.integer)) else max_df * n_docs
         if high < low:
-            raise DataError("--max-df keeps fewer documents than --min-df; raise --max-df or lower --min-df")
+            raise DataError(DF_CONFLICT)
         kept = np.flatnonzero((df >= low) & (df <= high))
         if max_features is not None and len(kept) > max_features:
             frequency = self._per_term("term_counts")[kept]

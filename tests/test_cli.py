@@ -683,6 +683,19 @@ def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message
     assert "Traceback" not in result.stderr and "read 243" not in result.stderr
 
 
+@pytest.mark.parametrize(("command", "low", "high"), [("train", "5", "2"), ("train", "0.5", "0.2"),
+                                                     ("eval", "5", "2")])
+def test_document_frequencies_the_wrong_way_round_are_told_before_anything_is_read(tmp_path, command, low, high):
+    """--min-df 5 --max-df 2 was refused only once every document had been read and counted
+    (20news: seconds; a mail archive: minutes). Two counts, or two shares, are compared at once;
+    a count and a share still wait for the number of documents."""
+    args = ["train", "-o", tmp_path / "m"] if command == "train" else ["eval", "--cv", "3"]
+    result = run([*args, corpus_path("20news-bydate") / "train", "--min-df", low, "--max-df", high], expect=2)
+    assert result.stderr.endswith("Error: --max-df keeps fewer documents than --min-df; raise --max-df or lower "
+                                  "--min-df\n")
+    assert "read " not in result.stderr
+
+
 def test_tune_help_names_every_key_a_grid_may_hold():
     from nbtext.tuning import GRID_KEYS
 
