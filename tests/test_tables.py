@@ -77,6 +77,23 @@ def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
     assert error.endswith(f"Error: {tmp_path / 't.jsonl'}:1: no 'text' field (set by --text-field)\n")
 
 
+def test_header_names_are_matched_without_spaces_and_must_be_unique(sms_rows, tmp_path):
+    """A header typed by hand as "label, text" stopped with "no column 'text'; the header has:
+    label,  text", the space invisible in the message. A name in two columns was read from the
+    last without a word. Names are now matched without the spaces around them, and a name in
+    two columns is an error."""
+    def quoted(field: str) -> str:
+        return '"' + field.replace('"', '""') + '"'
+
+    typed = tmp_path / "typed.csv"
+    typed.write_text("label, text\n" + "".join(f"{label},{quoted(text)}\n" for label, text in sms_rows[:300]))
+    assert [(d.label, d.text) for d in LabelledCorpus([str(typed)])] == [tuple(row) for row in sms_rows[:300]]
+    twice = tmp_path / "twice.csv"
+    twice.write_text("text,label,text \n" + "".join(f"{quoted(text)},{label},\n" for label, text in sms_rows[:300]))
+    error = run(["train", twice, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == f"Error: {twice}: the header names 'text' in 2 columns (1, 3): which one to read is not clear\n"
+
+
 def test_missing_labels_stop_or_are_counted(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text('text,label\n"fine, quoted",ham\n"no label here",\n"win ""cash"" now",spam\n')

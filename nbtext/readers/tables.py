@@ -53,14 +53,9 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
         header = next(rows, None)
         if header is None:
             return
-        index = {name: i for i, name in enumerate(header)}
-        wanted = [c for c in (columns.text, columns.label, columns.id) if c is not None]
-        missing = [name for name in wanted if name not in index]
-        if missing:  # the defaults (text, label) are easily missed: name the option that sets the one sought
-            option = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
-            raise DataError(f"{path}: no column {missing[0]!r} (set by {option[missing[0]]}); the header has: "
-                            f"{', '.join(header)}")
-        needed = max(index[name] for name in wanted) + 1
+        index = _column_index(path, header, [c for c in (columns.text, columns.label, columns.id) if c is not None],
+                              {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"})
+        needed = max(index.values()) + 1
         last_line = 1  # of the row before: the header
         for row in rows:
             first_line, last_line = last_line + 1, rows.line_num
@@ -77,10 +72,28 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                 raise DataError(_misfit(path, (first_line, last_line), len(row), header, delimiter, quoted))
             if _NUL_STAND_IN:
                 row = [field.replace(_NUL_STAND_IN, "\0") for field in row]
-            fields = {name: row[i] if i < len(row) else "" for name, i in index.items()}
+            fields = {name: row[i] for name, i in index.items()}
             yield from _document(fields.get, where, columns, report, codec)
         if progress is not None:
             progress(os.path.getsize(path))
+
+
+def _column_index(path: str, header: list[str], wanted: list[str], options: dict[str | None, str]) -> dict[str, int]:
+    """Where each wanted column is, its name matched without the spaces around it (a header
+    typed as "label, text"); a name missing or found twice is an error."""
+    names = [name.strip() for name in header]
+    index = {}
+    for name in wanted:
+        found = [i for i, other in enumerate(names) if other == name.strip()]
+        if not found:  # the defaults (text, label) are easily missed: name the option that sets the one sought
+            raise DataError(f"{path}: no column {name!r} (set by {options[name]}); the header has: "
+                            f"{', '.join(header)}")
+        if len(found) > 1:
+            numbers = ", ".join(str(i + 1) for i in found)
+            raise DataError(f"{path}: the header names {name!r} in {len(found)} columns ({numbers}): which one to read "
+                            "is not clear")
+        index[name] = found[0]
+    return index
 
 
 class _Lines:
