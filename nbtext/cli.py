@@ -433,6 +433,39 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
                                                             options["id_column"], options["skip_unlabelled"]))
 
 
+def _trained_columns(corpus, data) -> dict[str, str | None] | None:
+    """The columns or fields a model trained on CSV or JSONL records (or on any table, by
+    name) read, for eval and predict to read new ones by: None for other data."""
+    from .readers import Columns, table_kind
+
+    if corpus.columns is None and not any(table_kind(path) == "records" for path in data):
+        return None
+    columns = corpus.columns or Columns()
+    return {"text": columns.text, "label": columns.label, "id": columns.id}
+
+
+def _remembered_columns(model, paths, *names: str) -> dict[str, str | None]:
+    """The column options (of ``names``: text_column, label_column, id_column) MODEL was trained
+    with, where every path is a CSV or JSONL file to read the same way; else none."""
+    from .readers import table_kind
+
+    trained = model.summary.get("columns")
+    if not trained or not paths or not all(table_kind(path) == "records" for path in paths):
+        return {}
+    return {name: trained[name.removesuffix("_column")] for name in names}
+
+
+def _note_tables_read_whole(paths) -> None:
+    """A table given to predict without a text column is one document, as any file is: say so,
+    since classifying its rows was more likely meant."""
+    from .readers import table_kind
+
+    for path in paths:
+        if table_kind(path) and os.path.isfile(path):
+            click.echo(f"{path}: read as one document, as any file is; --text-column NAME classifies its rows "
+                       "one by one", err=True)
+
+
 @cli.command()
 @click.argument("data", nargs=-1, required=True)
 @click.option("-o", "--output", type=OutputPath(), help="Model file to write.")
@@ -515,7 +548,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         corpus = _corpus(data, options, analyzer.headers, input_format)
     if input_format is None and corpus.is_mail:
         input_format = "email"  # detected mbox files or maildirs: later messages are read as mail too
-    summary = {"inputs": _absolute(data), "input_format": input_format}
+    summary = {"inputs": _absolute(data), "input_format": input_format, "columns": _trained_columns(corpus, data)}
     if dask_address is not None:
         if base is not None or test_split is not None or "spam_label" in given:
             raise click.UsageError("--dask trains a new plain model: it does not go with --update, --test-split "
@@ -697,6 +730,8 @@ def eval_(args, fmt, cv, seed, **options) -> None:
                                "(train it again to change that)")
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
+    if not any(options[name] for name in ("text_column", "label_column", "id_column")):
+        options.update(_remembered_columns(model, data, "text_column", "label_column", "id_column"))
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
     with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
@@ -800,7 +835,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
                    f"{render.describe(termless[0].settings)}", err=True)
     model = train_setting(documents, trials[0].settings, base_analyzer=base,
                           summary={"inputs": _absolute(data), "input_format": options["input_format"],
-                                   "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
+                                   "columns": _trained_columns(corpus, data), "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
                f" -> {output}", err=True)
@@ -863,7 +898,12 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     k = min(top_k, len(model.classes))
     report = ReadReport()
     input_format = input_format or _trained_format(model)
+    if not (text_column or id_column):
+        remembered = _remembered_columns(model, paths, "text_column", "id_column")
+        text_column, id_column = remembered.get("text_column"), remembered.get("id_column")
     columns = _columns(text_column, None, id_column)
+    if columns is None:
+        _note_tables_read_whole(paths)
     if dask_address:
         from .cluster import connect, predict_on_cluster
 

@@ -45,6 +45,25 @@ def test_csv_columns_train_eval_predict(sms_csv, sms_rows, tmp_path):
     assert docs[3].text == sms_rows[3][1].replace(" ", "\n", 1)  # the embedded newline survived
 
 
+def test_a_model_trained_on_columns_reads_new_tables_by_them(sms_csv, tmp_path, tickets_model):
+    """Trained on a table's body and category columns, eval and predict of the same kind of
+    table needed the options again: eval stopped at "no column 'text'", and predict read the
+    whole table as one document and printed one line. The model now keeps the column names
+    for new CSV and JSONL files; a table given to a model trained on folders is still one
+    document, and predict says how to classify its rows."""
+    run(["train", sms_csv, "--text-column", "body", "--label-column", "category", "--id-column", "id",
+         "-o", tmp_path / "m"])
+    report = json.loads(run(["eval", tmp_path / "m", sms_csv, "--format", "json"]).stdout)
+    assert report["n_documents"] == 5574 and report["accuracy"] > 0.98
+    lines = run(["predict", tmp_path / "m", sms_csv]).stdout.splitlines()
+    assert len(lines) == 5574 and lines[0].split("\t")[0] == "m0" and lines[-1].startswith("m5573\t")
+    assert run(["eval", tmp_path / "m", TICKETS / "test"]).stderr.startswith("read 120 documents\n")  # folders
+    whole = run(["predict", tickets_model, sms_csv])
+    assert len(whole.stdout.splitlines()) == 1 and whole.stdout.startswith(f"{sms_csv}\t")
+    assert whole.stderr.startswith(f"{sms_csv}: read as one document, as any file is; --text-column NAME classifies "
+                                   "its rows one by one\n")
+
+
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
 def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tmp_path, encoding):
     """Excel's "CSV UTF-8" starts the file with a byte order mark, which stuck to the first

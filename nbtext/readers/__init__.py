@@ -23,7 +23,7 @@ from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_
 
 __all__ = [
     "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
-    "ReadReport", "Reading", "check_encoding", "iter_unlabelled",
+    "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "table_kind",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
@@ -31,6 +31,9 @@ INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
 _SUFFIXES = {".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".ft": "fasttext", ".csv": "csv"}
 #: The files whose columns or fields --text-column and the like read, by name.
 _COLUMN_SUFFIXES = (*DELIMITERS, ".jsonl", ".ndjson")
+#: Of those, the ones read by named columns or fields even without the options (a .tsv is
+#: LABEL<TAB>TEXT lines unless they are given).
+_RECORD_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 _LABELLED_COLUMN_OPTIONS = "--text-column, --label-column, --id-column and --skip-unlabelled"
 _FILES_PER_BATCH = 256
 
@@ -394,3 +397,11 @@ def _labelled_maildirs(root: str) -> list[tuple[str, str]]:
 
 def _suffix(path: str) -> str:
     return os.path.splitext(path)[1].lower()
+
+
+def table_kind(path: str) -> str | None:
+    """``records`` for a file read by named columns or fields (CSV, JSONL), ``table`` for one
+    read so only with column options (TSV), None for any other path."""
+    suffix = _suffix(path)
+    return "records" if suffix in _RECORD_SUFFIXES else "table" if suffix in _COLUMN_SUFFIXES else None
+
