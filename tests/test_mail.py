@@ -59,6 +59,8 @@ def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail, spama
     assert len(report.replaced) == 50
     assert report.attachments > 0
     assert report.lines()[0] == "read 3,000 documents"
+    # each part is decoded by its own charset: "not valid utf-8", as it said, was not what happened
+    assert report.lines()[1] == "50 decoded with replacement (bytes not valid in the charsets their messages declare)"
 
 
 def test_a_text_part_whose_base64_is_cut_short_is_counted_as_malformed(as_mail, spamassassin):

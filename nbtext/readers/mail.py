@@ -282,6 +282,7 @@ def read_message(raw: bytes, source: str, label: str | None, report: ReadReport,
                  headers: Sequence[str]) -> Document:
     """One Document from one raw message, with what happened counted in ``report``."""
     mail = message_text(raw, headers)
+    report.messages += 1
     if mail.attachments:
         report.attachments += mail.attachments
     if mail.malformed:

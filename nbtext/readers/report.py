@@ -53,6 +53,8 @@ class ReadReport:
     attachments: int = 0
     #: Messages whose MIME structure was broken; read as well as could be.
     malformed: list[str] = field(default_factory=list)
+    #: How many of the documents were mail, decoded by the charsets their parts declare.
+    messages: int = 0
     #: Documents, not empty, in which a model found no word it knows: noted by the scoring
     #: commands, since only a model can tell, and answered as an empty document is.
     no_known_word: list[str] = field(default_factory=list)
@@ -76,6 +78,7 @@ class ReadReport:
         self.empty += other.empty
         self.attachments += other.attachments
         self.malformed += other.malformed
+        self.messages += other.messages
         self.no_known_word += other.no_known_word
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
@@ -91,8 +94,11 @@ class ReadReport:
         training; when classifying, what the model answers them (its core's ``empty_answer``).
         """
         out = [f"read {self.documents:,} {plural(self.documents, 'document')}"]
+        charsets = "in the charsets their messages declare"
+        invalid = encoding if not self.messages else charsets if self.messages == self.documents else \
+            f"{encoding}, or {charsets}"
         groups = [
-            (self.replaced, f"decoded with replacement (bytes not valid {encoding})"),
+            (self.replaced, f"decoded with replacement (bytes not valid {invalid})"),
             (self.empty, f"empty ({empty})"),
             (self.no_known_word, f"with no word the model knows ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
