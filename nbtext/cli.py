@@ -435,8 +435,8 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
 
 
 def _trained_columns(corpus, data) -> dict[str, str | None] | None:
-    """The columns or fields a model trained on CSV or JSONL records (or on any table, by
-    name) read, for eval and predict to read new ones by: None for other data."""
+    """The columns or fields DATA were read by (CSV and JSONL files, or any table given column
+    options), kept in the model for eval and predict to read new ones by; None for other data."""
     from .readers import Columns, table_kind
 
     if corpus.columns is None and not any(table_kind(path) == "records" for path in data):
@@ -836,7 +836,8 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
                    f"{render.describe(termless[0].settings)}", err=True)
     model = train_setting(documents, trials[0].settings, base_analyzer=base,
                           summary={"inputs": _absolute(data), "input_format": options["input_format"],
-                                   "columns": _trained_columns(corpus, data), "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
+                                   "columns": _trained_columns(corpus, data),
+                                   "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
                f" -> {output}", err=True)

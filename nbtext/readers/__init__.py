@@ -404,4 +404,3 @@ def table_kind(path: str) -> str | None:
     read so only with column options (TSV), None for any other path."""
     suffix = _suffix(path)
     return "records" if suffix in _RECORD_SUFFIXES else "table" if suffix in _COLUMN_SUFFIXES else None
-

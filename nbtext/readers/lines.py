@@ -57,7 +57,8 @@ def read_labelled_lines(
         label, body = parse(text, where)
         if fmt == "jsonl":  # JSON may escape what no decoding gives: a lone surrogate (\udce9)
             body, lossy = unescape(body, encoding)
-            label, replaced = unescape(label, encoding)[0], replaced or lossy
+            label = unescape(label, encoding)[0]
+            replaced = replaced or lossy
         if number == 1 and fmt == "tsv" and _is_header(label, body, where):
             report.skip("header row", where)
             continue

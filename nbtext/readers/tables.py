@@ -53,8 +53,9 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
         header = next(rows, None)
         if header is None:
             return
-        index = _column_index(path, header, [c for c in (columns.text, columns.label, columns.id) if c is not None],
-                              {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"})
+        wanted = [name for name in (columns.text, columns.label, columns.id) if name is not None]
+        options = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
+        index = _column_index(path, header, wanted, options)
         needed = max(index.values()) + 1
         last_line = 1  # of the row before: the header
         for row in rows:
