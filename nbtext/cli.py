@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import functools
 import json
 import os
@@ -26,6 +27,8 @@ from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, ma
 from .readers.report import KEPT_EMPTY, plural
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
+#: Writing the output failed for want of room: a full disk, a quota, a file size limit.
+_OUTPUT_LOST = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 class _Group(click.Group):
@@ -33,11 +36,18 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a full disk under our output is found here, not at the interpreter's exit
+            return result
         except NbtextError as error:
             raise click.ClickException(str(error)) from None
         except BrokenPipeError:
             _quiet_pipe()
+        except OSError as error:
+            if error.errno not in _OUTPUT_LOST:
+                raise
+            _drop_unwritten_output()
+            raise click.ClickException(f"cannot write the output: {error.strerror}") from None
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -290,6 +300,9 @@ class OutputPath(click.Path):
             self.fail(f"folder {folder} does not exist", param, ctx)
         if not os.access(folder, os.W_OK):
             self.fail(f"folder {folder} is not writable", param, ctx)
+        if os.path.exists(path) and not os.path.isfile(path):  # /dev/stdout: the file would replace the device
+            self.fail(f"{path} is not a regular file: a model is written to a file of its own, then moved "
+                      "into place", param, ctx)
         return path
 
 
@@ -1051,8 +1064,13 @@ class _FilterCommand(click.Command):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a full disk is an error of the filter's own (3), found before the group's flush
+            return result
         except (NbtextError, OSError) as error:
+            if isinstance(error, OSError) and error.errno in _OUTPUT_LOST:
+                _drop_unwritten_output()
+                error = DataError(f"cannot write the output: {error.strerror}")
             raise _filter_error(click.ClickException(str(error))) from None
         except click.ClickException as error:
             raise _filter_error(error)
@@ -1357,7 +1375,11 @@ def _names_as_their_bytes(stream) -> None:
 
 def _quiet_pipe() -> None:
     """Our reader went away (``| head -1``): stop quietly, as a Unix tool killed by SIGPIPE."""
-    # Point stdout at /dev/null so that the interpreter's final flush cannot complain again.
+    _drop_unwritten_output()
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
+def _drop_unwritten_output() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot complain again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(EXIT_BROKEN_PIPE)

@@ -267,20 +267,22 @@ class Model:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the model atomically: a crash never leaves a half-written file at ``path``."""
+        """Write the model atomically: a crash never leaves a half-written file at ``path``. A
+        link is followed: the file it points to is replaced, and the link kept."""
         import tempfile  # here, not at the top: 5 ms of every cold start that only loads
 
         path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(path))
+        target = os.path.realpath(path)
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
+                                       dir=os.path.dirname(target))
             with os.fdopen(fd, "wb") as handle:
                 modelfile.dump(self.to_payload(), handle)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException as error:
             if tmp is not None:
                 os.unlink(tmp)

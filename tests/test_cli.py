@@ -447,6 +447,40 @@ def test_closed_pipe_ends_quietly(tickets_model, jobs):
     assert done.returncode == 141
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device that is always full")
+@pytest.mark.parametrize("args", [["predict", "{model}", TICKETS / "test"], ["predict", "{model}", "-"],
+                                  ["eval", "{model}", TICKETS / "test"], ["inspect-top-words", "{model}"]])
+def test_output_to_a_full_disk_is_an_error_not_a_traceback(tickets_model, args):
+    """`nbtext predict m data > out` with the disk full ended in an OSError traceback (or, for
+    output small enough to sit in the buffer, Python's own complaint at exit): the answers were
+    lost, and the message did not say so plainly."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "nbtext", *(str(a).format(model=tickets_model) for a in args)],
+                              input="where is my parcel\n", stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.endswith("Error: cannot write the output: No space left on device\n")
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+def test_the_model_file_is_a_regular_file_and_a_link_to_one_is_kept(tmp_path):
+    """`-o` naming a FIFO or a device (/dev/stdout) had the model written beside it and renamed
+    over it: the device was replaced by a file (as root, /dev/full became one). A link given as
+    -o was replaced by a file too, where a "current model" link should keep pointing at its
+    file. The first is refused before reading; the second writes through the link."""
+    os.mkfifo(tmp_path / "pipe")
+    result = run(["train", TICKETS / "train", "-o", tmp_path / "pipe"], expect=2)
+    assert result.stderr.endswith(f"{tmp_path / 'pipe'} is not a regular file: a model is written to a file of its "
+                                  "own, then moved into place\n")
+    assert "read " not in result.stderr and not (tmp_path / "pipe").is_file()
+    (tmp_path / "models").mkdir()
+    run(["train", TICKETS / "train", "-o", tmp_path / "models" / "v1.joblib", "--alpha", "0.5"])
+    (tmp_path / "current.joblib").symlink_to(tmp_path / "models" / "v1.joblib")
+    run(["train", "--update", tmp_path / "current.joblib", TICKETS / "test"])
+    assert (tmp_path / "current.joblib").is_symlink()
+    assert Model.load(tmp_path / "models" / "v1.joblib").summary["inputs"][-1] == str(TICKETS / "test")
+    assert sorted(os.listdir(tmp_path / "models")) == ["v1.joblib"]  # no temporary file left
+
+
 def test_predict_imports_neither_scipy_nor_sklearn_nor_rich_nor_joblib(tickets_model):
     """Nor tempfile, which only saving needs (5 ms)."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "nbtext", "predict", tickets_model, "-"],

@@ -207,6 +207,19 @@ def test_filter_exit_codes_follow_bogofilter(filter_model, mail_root, tickets_mo
     run(["filter", filter_model, filter_model.parent / "missing.eml"], expect=3)
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device that is always full")
+@pytest.mark.parametrize("passthrough", [[], ["--passthrough"]])
+def test_a_filter_that_cannot_write_its_output_exits_3(filter_model, mail_root, passthrough):
+    """With the disk full under a procmail or batch run's output, filter ended in a traceback
+    (or Python's complaint at exit) instead of its error status, 3, with one line."""
+    _, held = mail_root
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "nbtext", "filter", *passthrough, str(filter_model)],
+                              input=held["spam"][0].read_bytes(), stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert done.returncode == 3
+    assert done.stderr.decode().endswith("Error: cannot write the output: No space left on device\n")
+
+
 @pytest.mark.parametrize("corpus", ["spamassassin-2003", "enron1"])
 def test_passthrough_adds_one_header_and_keeps_every_byte(filter_model, corpus):
     if corpus == "enron1":
