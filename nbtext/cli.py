@@ -317,10 +317,13 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 def _print_classes(report) -> None:
     """The classes read and their sizes, on one line: a search or a cross-validation shows no
     model summary, and a folder given one level too high (parts, or train/ and test/) shows here.
-    Then the classes of one document: the fold that tests it trains without it."""
+    Then the classes of one document: the fold that tests it trains without it. No documents at
+    all is an error."""
     from .render import tsv_field
 
     counts = sorted(report.labels.items())
+    if not counts:
+        raise DataError("no documents to cross-validate")
     click.echo(f"{len(counts)} {'class' if len(counts) == 1 else 'classes'}: "
                + ", ".join(f"{tsv_field(label)} {n:,}" for label, n in counts), err=True)
     single = [tsv_field(label) for label, n in counts if n == 1]
@@ -929,7 +932,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             _write_answers(predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
                                               encoding=encoding, format_batch=format_batch), "documents", report)
     else:
-        if "-" in (paths or ["-"]) and sys.stdin.isatty():  # not left waiting without a word
+        if "-" in (paths or ["-"]) and sys.stdin is not None and sys.stdin.isatty():  # not left waiting unsaid
             click.echo("reading documents from the terminal, one a line; Ctrl-D ends", err=True)
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
                                   headers=model.analyzer.headers, columns=columns)
@@ -1117,7 +1120,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     import numpy as np
 
     from .model import Model
-    from .readers import Document, ReadReport, iter_unlabelled
+    from .readers import Document, ReadReport, iter_unlabelled, standard_input
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file, without_known_words
     from .render import tsv_field
@@ -1127,9 +1130,10 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     raw = None
     if single:
         if source == "-":
-            if sys.stdin.isatty():
+            stdin = standard_input()
+            if stdin.isatty():
                 click.echo("reading one message from the terminal; Ctrl-D ends", err=True)
-            raw = sys.stdin.buffer.read()
+            raw = stdin.read()
         else:
             with open(source, "rb") as handle:
                 raw = handle.read()

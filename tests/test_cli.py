@@ -481,6 +481,29 @@ def test_the_model_file_is_a_regular_file_and_a_link_to_one_is_kept(tmp_path):
     assert sorted(os.listdir(tmp_path / "models")) == ["v1.joblib"]  # no temporary file left
 
 
+@pytest.mark.parametrize(("args", "status"), [(["predict", "{model}"], 1), (["train", "-", "-o", "{out}"], 1),
+                                               (["predict", "{model}", "-", "--input-format", "email"], 1)])
+def test_a_closed_stdin_is_an_error_of_one_line(tickets_model, tmp_path, args, status):
+    """A job started with stdin closed (`<&-`, as some schedulers do) ended predict in an
+    AttributeError traceback ('NoneType' object has no attribute 'isatty'), train - too."""
+    command = " ".join(str(a).format(model=tickets_model, out=tmp_path / "m") for a in args)
+    done = subprocess.run(f"{sys.executable} -m nbtext {command} <&-", shell=True, executable="/bin/bash",
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == status
+    assert done.stderr == ("Error: stdin is closed, so there is nothing to read from it: give files or folders, or "
+                           "pipe documents in\n")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["train", "-", "-o", "{out}"], "no documents to train on"), (["eval", "--cv", "3", "-"], "no documents to "
+     "cross-validate"), (["tune", "-", "-o", "{out}"], "no documents to cross-validate")])
+def test_an_empty_pipe_has_no_documents(tmp_path, args, message):
+    """Nothing on stdin was "cannot tell the format from the name or the first line", and for
+    eval --cv and tune then "0 classes: " and "needs at least two classes"."""
+    result = run([str(a).format(out=tmp_path / "m") for a in args], input="", expect=1)
+    assert result.stderr.endswith(f"Error: {message}\n") and "classes" not in result.stderr
+
+
 def test_predict_imports_neither_scipy_nor_sklearn_nor_rich_nor_joblib(tickets_model):
     """Nor tempfile, which only saving needs (5 ms)."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "nbtext", "predict", tickets_model, "-"],

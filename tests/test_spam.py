@@ -207,6 +207,16 @@ def test_filter_exit_codes_follow_bogofilter(filter_model, mail_root, tickets_mo
     run(["filter", filter_model, filter_model.parent / "missing.eml"], expect=3)
 
 
+def test_a_filter_run_with_stdin_closed_exits_3(filter_model):
+    """procmail always gives a message on stdin; a job started with it closed (`<&-`) ended in
+    an AttributeError traceback and status 1, not the filter's error status."""
+    done = subprocess.run(f"{sys.executable} -m nbtext filter {filter_model} <&-", shell=True, executable="/bin/bash",
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3
+    assert done.stderr == ("Error: stdin is closed, so there is nothing to read from it: give files or folders, or "
+                           "pipe documents in\n")
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device that is always full")
 @pytest.mark.parametrize("passthrough", [[], ["--passthrough"]])
 def test_a_filter_that_cannot_write_its_output_exits_3(filter_model, mail_root, passthrough):

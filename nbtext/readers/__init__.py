@@ -23,7 +23,7 @@ from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_
 
 __all__ = [
     "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
-    "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "table_kind",
+    "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
@@ -232,7 +232,7 @@ class LabelledCorpus:
             yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
                                          progress=progress)
         elif path == "-":
-            stdin = self._stdin or sys.stdin.buffer
+            stdin = self._stdin or standard_input()
             yield from self._read_lines(stdin, "<stdin>", fmt, progress)
         else:
             with open(path, "rb") as handle:
@@ -241,6 +241,8 @@ class LabelledCorpus:
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
         lines = iter(stream)
         first = next(lines, b"")
+        if not first:  # nothing at all: no documents, whatever the format would have been
+            return
         check_splits_into_lines(first, self.encoding, source)
         lines = itertools.chain([first], lines)
         if fmt is None:
@@ -299,7 +301,7 @@ def iter_unlabelled(
         elif fmt in MAIL_FORMATS:
             yield from _unlabelled_mail(path, fmt, report, headers, stdin)
         elif path == "-":
-            for raw_lines in iter_line_batches(stdin or sys.stdin.buffer):
+            for raw_lines in iter_line_batches(stdin or standard_input()):
                 if line_number == 0:
                     check_splits_into_lines(raw_lines[0], encoding, "<stdin>")
                 batch = []
@@ -342,7 +344,7 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[
     if path == "-":
         if fmt != "email":
             raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
-        raw = (stdin or sys.stdin.buffer).read()
+        raw = (stdin or standard_input()).read()
         yield [read_message(raw, "<stdin>", None, report, headers)], False
         return
     if fmt == "maildir":
@@ -404,3 +406,11 @@ def table_kind(path: str) -> str | None:
     read so only with column options (TSV), None for any other path."""
     suffix = _suffix(path)
     return "records" if suffix in _RECORD_SUFFIXES else "table" if suffix in _COLUMN_SUFFIXES else None
+
+
+def standard_input() -> BinaryIO:
+    """stdin, as bytes; a DataError where it is closed (a job started with ``<&-``)."""
+    if sys.stdin is None:
+        raise DataError("stdin is closed, so there is nothing to read from it: give files or folders, or pipe "
+                        "documents in")
+    return sys.stdin.buffer
