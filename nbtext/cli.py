@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import errno
 import functools
+import io
 import json
 import os
 import re
@@ -27,8 +28,8 @@ from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, ma
 from .readers.report import KEPT_EMPTY, plural
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
-#: Writing the output failed for want of room: a full disk, a quota, a file size limit.
-_OUTPUT_LOST = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+#: Writing the output failed: a full disk, a quota, a file size limit, a closed stdout.
+_OUTPUT_LOST = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EBADF)
 
 
 class _Group(click.Group):
@@ -1307,6 +1308,11 @@ def main() -> None:
     """
     if not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    _hold_closed_descriptors()
+    if sys.stdout is None:  # closed (>&-): writing to it is an error, as for any Unix tool
+        sys.stdout = _ClosedOutput()
+    if sys.stderr is None:  # closed (2>&-): the messages go nowhere, as asked; the exit status stays
+        sys.stderr = open(os.devnull, "w")
     _names_as_their_bytes(sys.stdout)
     _stop_cleanly_on(("SIGTERM", "SIGHUP"))
     interrupted = _note_interrupts()
@@ -1365,6 +1371,26 @@ def _stop_cleanly_on(names: tuple[str, ...]) -> None:
             signal.signal(number, stop)
 
 
+def _hold_closed_descriptors() -> None:
+    """Started with stdin, stdout or stderr closed, a process hands their numbers to the next
+    files it opens (a model's temporary file could become descriptor 1, where a worker's
+    inherited stdout writes): /dev/null holds them."""
+    for number, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        if stream is None:
+            held = os.open(os.devnull, os.O_RDWR)
+            if held != number:
+                os.dup2(held, number)
+                os.close(held)
+
+
+class _ClosedOutput(io.TextIOBase):
+    """stdout when the command was started with it closed: what is written fails as writing to
+    a bad file descriptor does, so that the answers are not lost without a word."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+
 def _names_as_their_bytes(stream) -> None:
     """A file name that is not valid UTF-8 (a latin-1 ``caf\xe9.txt``) reaches Python as
     surrogate escapes; under a UTF-8 locale such as en_US.UTF-8 stdout refuses them, and
@@ -1385,5 +1411,7 @@ def _quiet_pipe() -> None:
 
 def _drop_unwritten_output() -> None:
     """Point stdout at /dev/null so that the interpreter's final flush cannot complain again."""
+    if isinstance(sys.stdout, _ClosedOutput):  # it keeps nothing to flush
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())

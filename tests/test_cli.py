@@ -494,6 +494,21 @@ def test_a_closed_stdin_is_an_error_of_one_line(tickets_model, tmp_path, args, s
                            "pipe documents in\n")
 
 
+def test_a_closed_stdout_or_stderr_is_no_traceback(tickets_model, tmp_path):
+    """Started with stdout closed (`>&-`), predict ended in an AttributeError traceback; with
+    stderr closed (`2>&-`), train died at its progress bar with status 1, and wrote no model."""
+    def nbtext(command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(f"{sys.executable} -m nbtext {command}", shell=True, executable="/bin/bash",
+                              capture_output=True, text=True, timeout=60)
+
+    done = nbtext(f"predict {tickets_model} {TICKETS / 'test'} >&-")
+    assert (done.returncode, done.stderr) == (1, "Error: cannot write the output: stdout is closed\n")
+    done = nbtext(f"train {TICKETS / 'train'} -o {tmp_path / 'm'} 2>&- <&- >&-")
+    assert done.returncode == 0 and Model.load(tmp_path / "m").classes == ["billing", "shipping", "technical"]
+    done = nbtext(f"predict {tmp_path / 'm'} {TICKETS / 'test' / 'billing' / '000.txt'} 2>&-")
+    assert (done.returncode, done.stdout) == (0, f"{TICKETS / 'test' / 'billing' / '000.txt'}\tbilling\n")
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["train", "-", "-o", "{out}"], "no documents to train on"), (["eval", "--cv", "3", "-"], "no documents to "
      "cross-validate"), (["tune", "-", "-o", "{out}"], "no documents to cross-validate")])
