@@ -18,6 +18,7 @@ trainings.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -282,10 +283,11 @@ def insert_header(raw: bytes, header: str) -> bytes:
 @contextlib.contextmanager
 def locked(model_path: str) -> Iterator[None]:
     """Hold an exclusive lock on ``MODEL.lock`` while a model is read, changed and written back,
-    so that two ``learn`` processes never lose each other's update."""
+    so that two ``learn`` processes never lose each other's update. A link's lock is its file's,
+    which a save writes through to: learning through the link and through the file exclude each other."""
     import fcntl
 
-    with open(f"{model_path}.lock", "a+b") as handle:
+    with open(f"{os.path.realpath(model_path)}.lock", "a+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield

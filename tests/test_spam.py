@@ -380,6 +380,25 @@ def test_concurrent_learn_processes_lose_no_update(filter_model, mail_root, tmp_
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
+def test_learning_through_a_link_keeps_it_and_locks_its_file(filter_model, mail_root, tmp_path):
+    """A filter kept as a link (filter.joblib -> filters/week48.joblib) was replaced by a file
+    at the first `learn`, and its lock was the link's own, so a learn through the link and one
+    through the file could lose each other's update. Both now go to the file the link names."""
+    _, held = mail_root
+    (tmp_path / "filters").mkdir()
+    shutil.copy(filter_model, tmp_path / "filters" / "week48.joblib")
+    (tmp_path / "filter.joblib").symlink_to(tmp_path / "filters" / "week48.joblib")
+    processes = [nbtext_process("learn", tmp_path / name, "--spam", path, stderr=subprocess.PIPE)
+                 for name, path in zip(["filter.joblib", "filters/week48.joblib"] * 3, held["spam"][60:66])]
+    for process in processes:
+        _, stderr = process.communicate(timeout=120)
+        assert process.returncode == 0, stderr.decode()
+    assert (tmp_path / "filter.joblib").is_symlink()
+    assert _payload_counts(tmp_path / "filters" / "week48.joblib")["class_docs"].tolist() == [HAM, SPAM + 6]
+    assert sorted(os.listdir(tmp_path / "filters")) == ["week48.joblib", "week48.joblib.lock"]
+    assert sorted(os.listdir(tmp_path)) == ["filter.joblib", "filters"]
+
+
 # --- the examples ----------------------------------------------------------------------------
 
 
