@@ -58,6 +58,9 @@ def test_a_model_trained_on_columns_reads_new_tables_by_them(sms_csv, tmp_path, 
     lines = run(["predict", tmp_path / "m", sms_csv]).stdout.splitlines()
     assert len(lines) == 5574 and lines[0].split("\t")[0] == "m0" and lines[-1].startswith("m5573\t")
     assert run(["eval", tmp_path / "m", TICKETS / "test"]).stderr.startswith("read 120 documents\n")  # folders
+    run(["tune", sms_csv, "--text-column", "body", "--label-column", "category", "--id-column", "id",
+         "--grid", '{"alpha": [0.1, 1]}', "-o", tmp_path / "tuned"])
+    assert run(["predict", tmp_path / "tuned", sms_csv]).stdout.splitlines()[-1].startswith("m5573\t")  # as train's
     whole = run(["predict", tickets_model, sms_csv])
     assert len(whole.stdout.splitlines()) == 1 and whole.stdout.startswith(f"{sms_csv}\t")
     assert whole.stderr.startswith(f"{sms_csv}: read as one document, as any file is; --text-column NAME classifies "
