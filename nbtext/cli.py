@@ -462,6 +462,10 @@ def _trained_columns(corpus, data) -> dict[str, str | None] | None:
     return {"text": columns.text, "label": columns.label, "id": columns.id}
 
 
+#: The options that name a table's columns for a labelled reader.
+_COLUMN_OPTIONS = ("text_column", "label_column", "id_column")
+
+
 def _remembered_columns(model, paths, *names: str) -> dict[str, str | None]:
     """The column options (of ``names``: text_column, label_column, id_column) MODEL was trained
     with, where every path is a CSV or JSONL file to read the same way; else none."""
@@ -558,6 +562,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
         analyzer = base.analyzer
+        if not any(options[name] for name in _COLUMN_OPTIONS):  # the columns the model was trained on
+            options.update(_remembered_columns(base, data, *_COLUMN_OPTIONS))
     _not_over_the_data(output, data)
     input_format = options["input_format"] or (base.summary.get("input_format") if base else None)
     if base is None:
@@ -748,8 +754,8 @@ def eval_(args, fmt, cv, seed, **options) -> None:
                                "(train it again to change that)")
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
-    if not any(options[name] for name in ("text_column", "label_column", "id_column")):
-        options.update(_remembered_columns(model, data, "text_column", "label_column", "id_column"))
+    if not any(options[name] for name in _COLUMN_OPTIONS):
+        options.update(_remembered_columns(model, data, *_COLUMN_OPTIONS))
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
     with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:

@@ -58,6 +58,8 @@ def test_a_model_trained_on_columns_reads_new_tables_by_them(sms_csv, tmp_path, 
     lines = run(["predict", tmp_path / "m", sms_csv]).stdout.splitlines()
     assert len(lines) == 5574 and lines[0].split("\t")[0] == "m0" and lines[-1].startswith("m5573\t")
     assert run(["eval", tmp_path / "m", TICKETS / "test"]).stderr.startswith("read 120 documents\n")  # folders
+    updated = run(["train", "--update", tmp_path / "m", sms_csv, "-o", tmp_path / "twice"])  # as the model read it
+    assert updated.stderr.startswith("read 5,574 documents\n") and "ham      9,654" in updated.stderr
     run(["tune", sms_csv, "--text-column", "body", "--label-column", "category", "--id-column", "id",
          "--grid", '{"alpha": [0.1, 1]}', "-o", tmp_path / "tuned"])
     assert run(["predict", tmp_path / "tuned", sms_csv]).stdout.splitlines()[-1].startswith("m5573\t")  # as train's
