@@ -103,8 +103,8 @@ def column_options(*, labelled: bool) -> list[Callable]:
     """Where text, label and id live in tables (CSV/TSV with a header) and JSONL records."""
     options = [
         click.option("--text-column", "--text-field", "text_column", metavar="NAME",
-                     help="Table column, or JSONL field (dotted path: meta.body), holding the text; eval and "
-                          "predict read CSV and JSONL files by the columns the model was trained on unless told."),
+                     help="Table column, or JSONL field (dotted path: meta.body), holding the text; eval, "
+                          "predict and train --update read CSV and JSONL files by the model's columns unless told."),
         click.option("--id-column", "--id-field", "id_column", metavar="NAME",
                      help="Column or field naming each row (echoed by predict; default FILE:LINE)."),
     ]
