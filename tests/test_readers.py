@@ -384,26 +384,31 @@ _LINE_PIECES = [b"\t", b"\n", b"\r\n", b"\r", b"__label__", b"{", b"}", b'"label
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pieces=st.lists(st.one_of(st.sampled_from(_LINE_PIECES), st.binary(max_size=3)), max_size=30),
        fmt=st.sampled_from([None, "tsv", "jsonl", "fasttext", "csv", "manifest"]),
-       suffix=st.sampled_from([".tsv", ".jsonl", ".ft", ".csv", ".txt"]))
-@example(pieces=[b"\xff\xfe", b"\t"], fmt=None, suffix=".csv")
-@example(pieces=[b"\x00", b"\t", b"__label__"], fmt="manifest", suffix=".tsv")
-def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path, pieces, fmt, suffix):
-    """Whatever bytes a labelled file holds, reading it gives documents or a DataError naming
-    the file, never another exception (hypothesis found a UTF-16 table cut short, and a NUL in
-    a manifest's path). Read from a pipe, every line is one document to classify."""
+       suffix=st.sampled_from([".tsv", ".jsonl", ".ft", ".csv", ".txt"]),
+       encoding=st.sampled_from(["utf-8", "utf-8", "utf-16", "utf-32", "iso-2022-jp", "shift_jis"]))
+@example(pieces=[b"\xff\xfe", b"\t"], fmt=None, suffix=".csv", encoding="utf-8")
+@example(pieces=[b"\x00", b"\t", b"__label__"], fmt="manifest", suffix=".tsv", encoding="utf-8")
+@example(pieces=[b"\t", b"\t"], fmt=None, suffix=".csv", encoding="utf-16")
+@example(pieces=[b"\xff\xfe", b"\t", b"\t"], fmt=None, suffix=".csv", encoding="utf-32")
+def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path, pieces, fmt, suffix, encoding):
+    """Whatever bytes a labelled file holds, in whatever encoding it is said to be, reading it
+    gives documents or a DataError naming the file, never another exception (hypothesis found
+    a UTF-16 table cut short, UTF-16 or UTF-32 asked for without a byte order mark, and a NUL
+    in a manifest's path). Read from a pipe, every line is one document to classify."""
     data = b"".join(pieces)
     path = tmp_path / f"data{suffix}"
     path.write_bytes(data)
     try:
-        list(LabelledCorpus([str(path)], input_format=fmt))
+        list(LabelledCorpus([str(path)], input_format=fmt, encoding=encoding))
     except DataError as error:
         assert str(path) in str(error) or "--" in str(error)
     report = ReadReport()
-    batches = iter_unlabelled(["-"], report, stdin=io.BytesIO(data))
+    batches = iter_unlabelled(["-"], report, stdin=io.BytesIO(data), encoding=encoding)
     try:
         lines = sum(len(batch) for batch, _ in batches)
     except DataError:  # UTF-16 or UTF-32 on stdin, which cannot be split into lines
-        assert data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff"))
+        assert encoding.startswith("utf-16") or encoding.startswith("utf-32") or data.startswith(
+            (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff"))
         return
     assert lines == len(data.split(b"\n")) - (not data or data.endswith(b"\n"))
 

@@ -87,6 +87,22 @@ def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tm
     assert [line.split("\t")[0] for line in lines] == [f"m{n}" for n in range(len(sms_rows))]
 
 
+def test_utf16_without_a_byte_order_mark_asks_for_the_order(sms_rows, tmp_path):
+    """`--encoding utf-16` on a table with no byte order mark (many exporters write UTF-16LE
+    without one) ended in a UnicodeError traceback: Python reads a UTF-16 stream only from its
+    mark. The error now names the encodings that say the order, and they read every row."""
+    path = tmp_path / "nomark.csv"
+    with open(path, "w", newline="", encoding="utf-16-le") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["label", "text"])
+        writer.writerows(sms_rows)
+    error = run(["train", path, "--encoding", "utf-16", "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {path}: UTF-16 with no byte order mark at its start; give the order: --encoding "
+                     "utf-16-le (as Windows writes it) or utf-16-be\n")
+    docs = list(LabelledCorpus([str(path)], encoding="utf-16-le"))
+    assert [(d.label, d.text) for d in docs] == [tuple(row) for row in sms_rows]
+
+
 def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
     """A table whose columns are not text and label stopped with "no column 'text'", which did
     not say that the name is an option's default; the error now names the option."""

@@ -162,10 +162,17 @@ def wide_encoding(head: bytes, encoding: str) -> str | None:
     return next((wide for mark, wide in _WIDE_MARKS if head.startswith(mark)), None)
 
 
-def text_encoding(encoding: str, head: bytes) -> str:
+def text_encoding(encoding: str, head: bytes, source: str) -> str:
     """The codec to open a file as text with, given its first bytes: for UTF-8, UTF-16 or
-    UTF-32 where the file starts with their mark, else utf-8-sig, which drops a UTF-8 mark."""
-    return wide_encoding(head, encoding) or ("utf-8-sig" if encoding in _UTF8 else encoding)
+    UTF-32 where the file starts with their mark, else utf-8-sig, which drops a UTF-8 mark.
+    Read as a stream, UTF-16 or UTF-32 of unnamed byte order needs the mark: a DataError
+    names the way out where there is none."""
+    codec = wide_encoding(head, encoding) or ("utf-8-sig" if encoding in _UTF8 else encoding)
+    name = codecs.lookup(codec).name
+    if name in ("utf-16", "utf-32") and not head.startswith(tuple(m for m, wide in _WIDE_MARKS if wide == name)):
+        raise DataError(f"{source}: {codec.upper()} with no byte order mark at its start; give the order: "
+                        f"--encoding {codec}-le (as Windows writes it) or {codec}-be")
+    return codec
 
 
 def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:

@@ -46,7 +46,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
     with open(path, "rb") as handle:
-        codec = text_encoding(encoding, handle.read(4))
+        codec = text_encoding(encoding, handle.read(4), path)
     with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
         lines = _Lines(handle)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
