@@ -167,6 +167,29 @@ def mail_layouts(spamassassin, tmp_path_factory):
     return root
 
 
+def test_message_files_read_as_mbox_are_skipped_whole_and_counted(tmp_path):
+    """`--input-format mbox` on a folder of message files read each file as an mbox: a file
+    with no "From " line gave nothing, without a word ("no documents to train on" for all of
+    enron1), and one whose body has a line starting "From " gave a message made of what
+    follows that line, its headers and the text before it lost. A file that does not start
+    as an mbox does is now skipped whole, and counted. `predict --input-format maildir` on a
+    folder that is no maildir printed nothing and exited 0."""
+    enron1 = corpus_path("enron-spam") / "enron1"
+    corpus = LabelledCorpus([str(enron1)], input_format="mbox")
+    assert list(corpus) == []
+    assert {reason: len(paths) for reason, paths in corpus.report.skipped.items()} == {
+        "not an mbox: it does not start with a 'From ' line": 5172}
+    message = sorted((enron1 / "ham").iterdir())[0]
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "note.eml").write_bytes(message.read_bytes() + b"\nFrom the desk of the trading team\n")
+    error = run(["train", tmp_path, "--input-format", "mbox", "-o", tmp_path / "m"], expect=1).stderr
+    assert error == ("read 0 documents\n1 skipped: not an mbox: it does not start with a 'From ' line\n"
+                     "Error: no documents to train on\n")
+    run(["train", enron1, "--input-format", "email", "-o", tmp_path / "m"])
+    error = run(["predict", tmp_path / "m", enron1 / "ham", "--input-format", "maildir"], expect=1).stderr
+    assert error.endswith(f"Error: {enron1 / 'ham'}: not a maildir (it has no cur/, new/ and tmp/)\n")
+
+
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])
 def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
     folder = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")

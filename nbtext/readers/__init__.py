@@ -348,6 +348,8 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[
         yield [read_message(raw, "<stdin>", None, report, headers)], False
         return
     if fmt == "maildir":
+        if not is_maildir(path):
+            raise DataError(f"{path}: not a maildir (it has no cur/, new/ and tmp/)")
         messages = iter_maildir(path, None, report, headers)
     elif fmt == "mbox" and os.path.isfile(path):
         messages = iter_mbox(path, None, report, headers)

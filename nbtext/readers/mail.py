@@ -306,6 +306,11 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     """Each message of an mbox file is a document, ``PATH:INDEX`` (from 1)."""
     import mailbox
 
+    with open(path, "rb") as handle:
+        start = handle.read(5)
+    if start != b"From ":  # a plain file read as an mbox would lose what comes before a "From " line
+        report.skip("not an mbox: it does not start with a 'From ' line" if start else "empty mbox", path)
+        return
     box = mailbox.mbox(path, create=False)
     try:
         for index, key in enumerate(box.iterkeys(), 1):
