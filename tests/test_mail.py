@@ -190,6 +190,21 @@ def test_message_files_read_as_mbox_are_skipped_whole_and_counted(tmp_path):
     assert error.endswith(f"Error: {enron1 / 'ham'}: not a maildir (it has no cur/, new/ and tmp/)\n")
 
 
+@pytest.mark.parametrize("input_format", [None, "email"])
+def test_mbox_files_read_whole_are_said_to_hold_several_messages(mail_layouts, input_format):
+    """A folder of mbox files read as plain files, or as one message each (`--input-format
+    email`), made each mbox of 150 messages one document, without a word. It still does, as
+    asked, but the report says so and names the option that reads each message."""
+    corpus = LabelledCorpus([str(mail_layouts / "mbox")], input_format=input_format)
+    assert len(list(corpus)) == 2
+    boxes = [str(mail_layouts / "mbox" / label / "inbox.mbox") for label in ("ham", "spam")]
+    assert corpus.report.mboxes_read_whole == boxes
+    assert ("2 read whole, each one document, though they hold several mbox messages (--input-format mbox reads "
+            "each message)") in corpus.report.lines()
+    single = LabelledCorpus([str(mail_layouts / "folder")], input_format=input_format)  # a From line each
+    assert len(list(single)) == 300 and single.report.mboxes_read_whole == []
+
+
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])
 def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
     folder = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")

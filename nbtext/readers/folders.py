@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -137,11 +138,19 @@ def read_files(
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
+            if holds_mbox_messages(raw):
+                report.mboxes_read_whole.append(path)
             text, replaced = decode_file(raw, encoding)
             yield report.add(Document(text, label, path), replaced=replaced)
         if progress is not None:
             progress(size if raw is None else len(raw))
 
+
+
+def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
+    """Whether a file's bytes are an mbox of several messages: a ``From `` line first, and one
+    after a blank line further on (CRLF lines too, as a mailbox written on Windows has)."""
+    return data[:5] == b"From " and (data.find(b"\n\nFrom ") >= 0 or data.find(b"\n\r\nFrom ") >= 0)
 
 
 def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:

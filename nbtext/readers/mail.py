@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import email.message
 
-from .folders import read_listed
+from .folders import holds_mbox_messages, read_listed
 from .report import Document, ReadReport, decode
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
@@ -296,6 +296,8 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
+            if holds_mbox_messages(raw):
+                report.mboxes_read_whole.append(path)
             yield read_message(raw, path, label, report, headers)
         if progress is not None:
             progress(size)
@@ -351,6 +353,7 @@ def is_mbox(path: str) -> bool:
             if handle.read(5) != b"From ":
                 return False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return data.find(b"\n\nFrom ") >= 0 or data.find(b"\n\r\nFrom ") >= 0
+                return holds_mbox_messages(data)
     except (OSError, ValueError):
         return False
+

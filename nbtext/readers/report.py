@@ -55,6 +55,9 @@ class ReadReport:
     malformed: list[str] = field(default_factory=list)
     #: How many of the documents were mail, decoded by the charsets their parts declare.
     messages: int = 0
+    #: Files read as one document that hold several mbox messages: said, since the user
+    #: likely meant --input-format mbox.
+    mboxes_read_whole: list[str] = field(default_factory=list)
     #: Documents, not empty, in which a model found no word it knows: noted by the scoring
     #: commands, since only a model can tell, and answered as an empty document is.
     no_known_word: list[str] = field(default_factory=list)
@@ -79,6 +82,7 @@ class ReadReport:
         self.attachments += other.attachments
         self.malformed += other.malformed
         self.messages += other.messages
+        self.mboxes_read_whole += other.mboxes_read_whole
         self.no_known_word += other.no_known_word
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
@@ -103,6 +107,8 @@ class ReadReport:
             (self.no_known_word, f"with no word the model knows ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
+            (self.mboxes_read_whole, "read whole, each one document, though they hold several mbox messages "
+                                     "(--input-format mbox reads each message)"),
         ]
         groups += [(sources, f"skipped: {why}") for why, sources in sorted(self.skipped.items())]
         for sources, what in groups:
