@@ -138,8 +138,6 @@ def read_files(
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
-            if holds_mbox_messages(raw):
-                report.mboxes_read_whole.append(path)
             text, replaced = decode_file(raw, encoding)
             yield report.add(Document(text, label, path), replaced=replaced)
         if progress is not None:
@@ -156,14 +154,19 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
 def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:
     """The bytes of a file that a listing found, or None where it has gone since or cannot be
     read, skipped and counted: a live mail folder changes under a nightly job, and one message
-    lost to a rename must not stop the answers for all the others."""
+    lost to a rename must not stop the answers for all the others. A listed file is one
+    document: one that is an mbox of several messages is noted in ``report``."""
     try:
-        return read_bytes(path, size)
+        raw = read_bytes(path, size)
     except FileNotFoundError:
         report.skip(GONE, path)
+        return None
     except OSError as error:
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
-    return None
+        return None
+    if holds_mbox_messages(raw):
+        report.mboxes_read_whole.append(path)
+    return raw
 
 
 def read_bytes(path: str, size: int | None = None) -> bytes:

@@ -296,8 +296,6 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
-            if holds_mbox_messages(raw):
-                report.mboxes_read_whole.append(path)
             yield read_message(raw, path, label, report, headers)
         if progress is not None:
             progress(size)
