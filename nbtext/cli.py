@@ -45,10 +45,10 @@ class _Group(click.Group):
         except BrokenPipeError:
             _quiet_pipe()
         except OSError as error:
-            if error.errno not in _OUTPUT_LOST:
+            lost = _output_lost(error)
+            if lost is None:
                 raise
-            _drop_unwritten_output()
-            raise click.ClickException(f"cannot write the output: {error.strerror}") from None
+            raise click.ClickException(str(lost)) from None
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -318,13 +318,13 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
 def _print_classes(report) -> None:
     """The classes read and their sizes, on one line: a search or a cross-validation shows no
     model summary, and a folder given one level too high (parts, or train/ and test/) shows here.
-    Then the classes of one document: the fold that tests it trains without it. No documents at
-    all is an error."""
+    Then the classes of one document: the fold that tests it trains without it. Nothing where
+    no document was read: the cross-validation says so."""
     from .render import tsv_field
 
     counts = sorted(report.labels.items())
     if not counts:
-        raise DataError("no documents to cross-validate")
+        return
     click.echo(f"{len(counts)} {'class' if len(counts) == 1 else 'classes'}: "
                + ", ".join(f"{tsv_field(label)} {n:,}" for label, n in counts), err=True)
     single = [tsv_field(label) for label, n in counts if n == 1]
@@ -1078,9 +1078,8 @@ class _FilterCommand(click.Command):
             sys.stdout.flush()  # a full disk is an error of the filter's own (3), found before the group's flush
             return result
         except (NbtextError, OSError) as error:
-            if isinstance(error, OSError) and error.errno in _OUTPUT_LOST:
-                _drop_unwritten_output()
-                error = DataError(f"cannot write the output: {error.strerror}")
+            if isinstance(error, OSError):
+                error = _output_lost(error) or error
             raise _filter_error(click.ClickException(str(error))) from None
         except click.ClickException as error:
             raise _filter_error(error)
@@ -1314,11 +1313,7 @@ def main() -> None:
     """
     if not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    _hold_closed_descriptors()
-    if sys.stdout is None:  # closed (>&-): writing to it is an error, as for any Unix tool
-        sys.stdout = _ClosedOutput()
-    if sys.stderr is None:  # closed (2>&-): the messages go nowhere, as asked; the exit status stays
-        sys.stderr = open(os.devnull, "w")
+    _stand_in_for_closed_streams()
     _names_as_their_bytes(sys.stdout)
     _stop_cleanly_on(("SIGTERM", "SIGHUP"))
     interrupted = _note_interrupts()
@@ -1377,16 +1372,22 @@ def _stop_cleanly_on(names: tuple[str, ...]) -> None:
             signal.signal(number, stop)
 
 
-def _hold_closed_descriptors() -> None:
+def _stand_in_for_closed_streams() -> None:
     """Started with stdin, stdout or stderr closed, a process hands their numbers to the next
     files it opens (a model's temporary file could become descriptor 1, where a worker's
-    inherited stdout writes): /dev/null holds them."""
+    inherited stdout writes): /dev/null holds them. Writing to a closed stdout is an error, as
+    for any Unix tool; a closed stderr takes the messages nowhere, as asked. A closed stdin
+    stays None, for the readers to refuse (``standard_input``)."""
     for number, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
         if stream is None:
             held = os.open(os.devnull, os.O_RDWR)
             if held != number:
                 os.dup2(held, number)
                 os.close(held)
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")
 
 
 class _ClosedOutput(io.TextIOBase):
@@ -1413,6 +1414,15 @@ def _quiet_pipe() -> None:
     """Our reader went away (``| head -1``): stop quietly, as a Unix tool killed by SIGPIPE."""
     _drop_unwritten_output()
     sys.exit(EXIT_BROKEN_PIPE)
+
+
+def _output_lost(error: OSError) -> DataError | None:
+    """The error to report where ``error`` is the output's failing to be written (a full disk,
+    a closed stdout), with the unwritten rest dropped; None for any other OSError."""
+    if error.errno not in _OUTPUT_LOST:
+        return None
+    _drop_unwritten_output()
+    return DataError(f"cannot write the output: {error.strerror}")
 
 
 def _drop_unwritten_output() -> None:

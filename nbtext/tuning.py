@@ -242,6 +242,8 @@ def cross_validate(
     analyzer. ``progress`` is called once per (fold, candidate) done.
     """
     labels = labels_of(documents)
+    if not labels:
+        raise DataError("no documents to cross-validate")
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
     folds = stratified_folds(labels, k, seed)
