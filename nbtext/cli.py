@@ -1159,7 +1159,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         if trained_format:
             doc = read_message(raw, source, None, report, model.analyzer.headers)
         else:
-            doc_text, _ = decode_file(raw, "utf-8")
+            doc_text, _, _ = decode_file(raw, "utf-8")
             doc = Document(doc_text, None, source)
         score = float(spam_filter.scores(model, [doc.text])[0])
         verdict = int(spam_filter.verdicts(np.array([score]))[0])

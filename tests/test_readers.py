@@ -245,6 +245,24 @@ def test_a_document_saved_as_unicode_by_notepad_is_read_as_such(tmp_path, encodi
     assert not set(originals) & set(corpus.report.replaced)
 
 
+def test_the_report_names_the_encoding_a_byte_order_mark_chose(tmp_path):
+    """A file in UTF-16 by its mark, with a character cut in two, was counted as "bytes not
+    valid utf-8", the encoding it was not read in."""
+    import shutil
+
+    shutil.copytree(TICKETS / "test", tmp_path / "test")
+    billing = sorted((tmp_path / "test" / "billing").glob("*.txt"))
+    text = billing[0].read_text("utf-8")
+    billing[0].write_bytes(text.encode("utf-16") + "\U0001f600".encode("utf-16-le")[:2])  # half an emoji
+    stderr = run(["train", tmp_path / "test", "-o", tmp_path / "m"]).stderr
+    assert stderr.startswith("read 120 documents\n1 decoded with replacement (bytes not valid utf-16)\n")
+    billing[1].write_bytes(billing[1].read_bytes() + b"\xe9t\xe9")  # latin-1
+    stderr = run(["train", tmp_path / "test", "-o", tmp_path / "m"]).stderr
+    assert stderr.startswith("read 120 documents\n2 decoded with replacement (bytes not valid utf-8, or utf-16)\n")
+    docs = {d.source: d.text for d in LabelledCorpus([str(tmp_path / "test")])}
+    assert docs[str(billing[0])] == text + "\ufffd"
+
+
 @pytest.mark.parametrize("name, encoding, lines", [
     ("data.tsv", "utf-16-le", "spam\tWin cash\nham\tSee you at noon\n"),
     ("data.jsonl", "utf-16-be", '{"label": "spam", "text": "Win cash"}\n'),

@@ -103,6 +103,19 @@ def test_utf16_without_a_byte_order_mark_asks_for_the_order(sms_rows, tmp_path):
     assert [(d.label, d.text) for d in docs] == [tuple(row) for row in sms_rows]
 
 
+def test_a_utf16_table_with_invalid_bytes_is_reported_in_utf16(sms_rows, tmp_path):
+    """The read report said "bytes not valid utf-8" of a table read as UTF-16 by its mark."""
+    path = tmp_path / "excel.tsv"
+    rows = "".join(f"{label}\t{text}\n" for label, text in sms_rows[:3])
+    broken = "\ud800".encode("utf-16-le", "surrogatepass")  # half a surrogate pair, alone
+    path.write_bytes(("label\ttext\n" + rows).encode("utf-16") + "ham\tsee ".encode("utf-16-le") + broken
+                     + " you\n".encode("utf-16-le"))
+    result = run(["train", path, "--text-column", "text", "-o", tmp_path / "m"])
+    assert result.stderr.startswith("read 4 documents\n1 decoded with replacement (bytes not valid utf-16)\n")
+    docs = list(LabelledCorpus([str(path)], columns=Columns()))
+    assert [(d.label, d.text) for d in docs] == [*map(tuple, sms_rows[:3]), ("ham", "see \ufffd you")]
+
+
 def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
     """A table whose columns are not text and label stopped with "no column 'text'", which did
     not say that the name is an option's default; the error now names the option."""

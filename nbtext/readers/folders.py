@@ -138,8 +138,8 @@ def read_files(
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
-            text, replaced = decode_file(raw, encoding)
-            yield report.add(Document(text, label, path), replaced=replaced)
+            text, replaced, marked = decode_file(raw, encoding)
+            yield report.add(Document(text, label, path), replaced=replaced, marked=marked)
         if progress is not None:
             progress(size if raw is None else len(raw))
 

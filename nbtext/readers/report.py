@@ -55,6 +55,9 @@ class ReadReport:
     malformed: list[str] = field(default_factory=list)
     #: How many of the documents were mail, decoded by the charsets their parts declare.
     messages: int = 0
+    #: Of the documents in ``replaced``, how many were decoded in each encoding that a byte order
+    #: mark chose over the one asked for (UTF-16 read as UTF-8): their bytes were not valid in it.
+    replaced_marked: Counter[str] = field(default_factory=Counter)
     #: Files read as one document that hold several mbox messages: said, since the user
     #: likely meant --input-format mbox.
     mboxes_read_whole: list[str] = field(default_factory=list)
@@ -62,13 +65,16 @@ class ReadReport:
     #: commands, since only a model can tell, and answered as an empty document is.
     no_known_word: list[str] = field(default_factory=list)
 
-    def add(self, doc: Document, *, replaced: bool) -> Document:
-        """Count one yielded document and hand it back."""
+    def add(self, doc: Document, *, replaced: bool, marked: str | None = None) -> Document:
+        """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
+        in where a byte order mark chose it over the one asked for."""
         self.documents += 1
         if doc.label is not None:
             self.labels[doc.label] += 1
         if replaced:
             self.replaced.append(doc.source)
+            if marked is not None:
+                self.replaced_marked[marked] += 1
         if blank(doc.text):
             self.empty.append(doc.source)
         return doc
@@ -78,6 +84,7 @@ class ReadReport:
         self.documents += other.documents
         self.labels.update(other.labels)
         self.replaced += other.replaced
+        self.replaced_marked.update(other.replaced_marked)
         self.empty += other.empty
         self.attachments += other.attachments
         self.malformed += other.malformed
@@ -91,6 +98,15 @@ class ReadReport:
         """Count one entry that is not a document, with the reason."""
         self.skipped.setdefault(reason, []).append(source)
 
+    def _invalid_in(self, encoding: str) -> str:
+        """The encodings the replaced documents' bytes were not valid in: the one asked for, those
+        byte order marks chose, and mail's own charsets."""
+        in_asked = len(self.replaced) > sum(self.replaced_marked.values()) and self.messages < self.documents
+        names = [encoding] * in_asked + sorted(self.replaced_marked)
+        if self.messages:
+            names.append("in the charsets their messages declare")
+        return ", or ".join(names)
+
     def lines(self, *, verbose: bool = False, encoding: str = "utf-8", empty: str = KEPT_EMPTY) -> list[str]:
         """Human-readable account, one line per fact; ``verbose`` also names each entry.
 
@@ -98,11 +114,8 @@ class ReadReport:
         training; when classifying, what the model answers them (its core's ``empty_answer``).
         """
         out = [f"read {self.documents:,} {plural(self.documents, 'document')}"]
-        charsets = "in the charsets their messages declare"
-        invalid = encoding if not self.messages else charsets if self.messages == self.documents else \
-            f"{encoding}, or {charsets}"
         groups = [
-            (self.replaced, f"decoded with replacement (bytes not valid {invalid})"),
+            (self.replaced, f"decoded with replacement (bytes not valid {self._invalid_in(encoding)})"),
             (self.empty, f"empty ({empty})"),
             (self.no_known_word, f"with no word the model knows ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
@@ -218,12 +231,14 @@ def unescape(value: str, encoding: str) -> tuple[str, bool]:
 _SURROGATES = re.compile("[\ud800-\udfff]+")
 
 
-def decode_file(raw: bytes, encoding: str) -> tuple[str, bool]:
+def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None]:
     """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it starts with their
-    byte order mark and is read as UTF-8."""
+    byte order mark and is read as UTF-8; the third value names that encoding (else None)."""
     if raw.startswith(_ANY_WIDE_MARK):  # one C call per file, before the few that need the search
-        encoding = wide_encoding(raw[:4], encoding) or encoding
-    return decode(raw, encoding)
+        wide = wide_encoding(raw[:4], encoding)
+        if wide is not None and wide != encoding:
+            return *decode(raw, wide), wide
+    return *decode(raw, encoding), None
 
 
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:

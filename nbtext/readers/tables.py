@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..errors import DataError
 from .folders import read_bytes
 from .report import (ESCAPE_BYTES, Document, ReadReport, check_splits_into_lines, decode, decode_file, text_encoding,
-                     unescape, without_bom)
+                     unescape, wide_encoding, without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -46,7 +46,10 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
     with open(path, "rb") as handle:
-        codec = text_encoding(encoding, handle.read(4), path)
+        head = handle.read(4)
+    codec = text_encoding(encoding, head, path)
+    marked = wide_encoding(head, encoding)
+    marked = marked if marked != encoding else None
     with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
         lines = _Lines(handle)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
@@ -74,7 +77,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
             if _NUL_STAND_IN:
                 row = [field.replace(_NUL_STAND_IN, "\0") for field in row]
             fields = {name: row[i] for name, i in index.items()}
-            yield from _document(fields.get, where, columns, report, codec)
+            yield from _document(fields.get, where, columns, report, codec, marked)
         if progress is not None:
             progress(os.path.getsize(path))
 
@@ -175,16 +178,17 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
             except ValueError:  # a NUL, or an escaped byte the file system cannot take back
                 raise DataError(f"{where}: {name!r} cannot be a file name") from None
-            text, replaced = decode_file(data, encoding)
-            yield report.add(Document(text, label.strip(), document), replaced=replaced)
+            text, replaced, marked = decode_file(data, encoding)
+            yield report.add(Document(text, label.strip(), document), replaced=replaced, marked=marked)
             if progress is not None:
                 progress(len(data))
 
 
 def _document(get: Callable[[str], object], where: str, columns: Columns, report: ReadReport,
-              encoding: str) -> Iterator[Document]:
+              encoding: str, marked: str | None = None) -> Iterator[Document]:
     """The Document of one row or record, its fields got by name: a JSON record's text must be
-    a string, and its label and id strings or numbers, as in JSONL read without field options."""
+    a string, and its label and id strings or numbers, as in JSONL read without field options.
+    ``marked`` is the encoding a byte order mark chose over ``encoding``, if one did."""
     text = get(columns.text)
     if text is _MISSING:
         raise DataError(f"{where}: no {columns.text!r} field (set by --text-field)")
@@ -204,7 +208,7 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     if columns.id is not None:
         ident = _scalar(get(columns.id), columns.id, where)
         source = where if ident in (None, "") else str(ident)
-    yield report.add(Document(text, label, source), replaced=replaced)
+    yield report.add(Document(text, label, source), replaced=replaced, marked=marked)
 
 
 def _scalar(value: object, name: str, where: str) -> object:
