@@ -711,8 +711,9 @@ def merge(models, output, min_df, max_df, max_features) -> None:
     kept = [what for what, key in (("spam filter's score and cut-offs", "spam"), ("calibration", "calibration"))
             if merged.settings[key]]
     if kept:  # measured by cross-validation on the first model's documents, which merge does not have
-        click.echo(f"the {' and '.join(kept)} are {models[0]}'s, measured on its documents alone, not on the "
-                   "merged data; train on all of it to measure them again", err=True)
+        verb, them = ("is", "it") if kept == ["calibration"] else ("are", "them")
+        click.echo(f"the {' and '.join(kept)} {verb} {models[0]}'s, measured on its documents alone, not on the "
+                   f"merged data; train on all of it to measure {them} again", err=True)
 
 
 @cli.command("eval")

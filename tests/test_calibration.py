@@ -79,6 +79,11 @@ def test_calibrate_keeps_predictions_and_lowers_held_out_log_loss(sms, tmp_path)
     assert f"top-class calibration, ECE {reports['calibrated']['ece']:.4f}" in table
     refused = run(["train", sms / "train.tsv", "-o", tmp_path / "x", "--calibrate", "--test-split", "0.2"], expect=2)
     assert "--calibrate trains a new plain model" in refused.stderr
+    merged = run(["merge", tmp_path / "calibrated", tmp_path / "plain", "-o", tmp_path / "merged"])
+    assert merged.stderr.splitlines()[-1] == (
+        f"the calibration is {tmp_path / 'calibrated'}'s, measured on its documents alone, not on the merged data; "
+        "train on all of it to measure it again")
+    assert Model.load(tmp_path / "merged").settings["calibration"] == stored
 
 
 def test_out_of_fold_from_the_text_equals_the_string_path(sms):
