@@ -12,6 +12,7 @@ import errno
 import functools
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -142,15 +143,19 @@ def _optional_ngram_range(ctx: click.Context, param: click.Parameter, value: str
 
 
 def _df(ctx: click.Context, param: click.Parameter, value: str | None) -> int | float | None:
+    """A whole number is a document count; any other number (0.5, 1e-1) a proportion."""
     if value is None:
         return None
     try:
-        number = float(value)
+        number: int | float = int(value)
     except ValueError:
-        raise click.BadParameter("expected a document count (e.g. 2) or a proportion (e.g. 0.5)") from None
-    if number < 0 or ("." in value and number > 1):
+        try:
+            number = float(value)
+        except ValueError:
+            raise click.BadParameter("expected a document count (e.g. 2) or a proportion (e.g. 0.5)") from None
+    if not (number >= 0 if isinstance(number, int) else 0 <= number <= 1):  # nan is neither
         raise click.BadParameter("a count must be >= 0 and a proportion between 0.0 and 1.0")
-    return number if "." in value else int(number)
+    return number
 
 
 def _buckets(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
@@ -287,6 +292,16 @@ def format_option(*choices: str, piped: str | None = None) -> Callable:
 model_argument = click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
 
 
+class FiniteRange(click.FloatRange):
+    """A FloatRange that refuses nan, which passes any bound, and inf."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{number} is not a finite number.", param, ctx)  # as click ends its range errors
+        return number
+
+
 class OutputPath(click.Path):
     """A model file to write. Its folder is checked when the command starts, not after an hour
     of reading and training."""
@@ -360,7 +375,7 @@ def nb_options(command: Callable) -> Callable:
     decorators = [
         click.option("--variant", type=click.Choice(VARIANT_NAMES), default="complement", show_default=True,
                      help="Which Naive Bayes."),
-        click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=0.2, show_default=True,
+        click.option("--alpha", type=FiniteRange(min=0, min_open=True), default=0.2, show_default=True,
                      help="Additive (Laplace/Lidstone) smoothing."),
         click.option("--fit-prior/--uniform-prior", default=True, show_default=True,
                      help="Learn class priors from the data, or treat classes as equally likely (Multinomial "
@@ -493,7 +508,7 @@ def _note_tables_read_whole(paths) -> None:
 @click.option("-o", "--output", type=OutputPath(), help="Model file to write.")
 @click.option("--update", "update_path", type=click.Path(dir_okay=False), metavar="MODEL",
               help="Add DATA to this model (new words grow its vocabulary); writes back to it unless -o.")
-@click.option("--test-split", type=float, metavar="FRACTION",
+@click.option("--test-split", type=FiniteRange(0, 1, min_open=True, max_open=True), metavar="FRACTION",
               help="Hold out this stratified share of DATA, report accuracy on it, and train on the rest.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of --test-split, and of the folds of --calibrate and of spam filters.")

@@ -151,8 +151,8 @@ class NaiveBayes:
         return self
 
     def _update(self) -> None:
-        if self.alpha is None or np.any(np.asarray(self.alpha) <= 0):
-            raise ValueError(f"alpha must be positive, got {self.alpha!r}")
+        if self.alpha is None or not np.all(np.isfinite(self.alpha) & (np.asarray(self.alpha) > 0)):
+            raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
         for cached in _CACHED:
             self.__dict__.pop(cached, None)
         self._update_class_log_prior()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import math
 import os
 import random
 import statistics
@@ -208,7 +209,8 @@ def _grid_value(key: str, value: Any) -> Any:
     if key in ("min_df", "max_df") and not (is_count(value) and value >= 0
                                            or isinstance(value, float) and 0 <= value <= 1):
         raise DataError(f"{key} {shown}: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)")
-    if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0):
+    if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                               and 0 < value < math.inf):  # JSON reads NaN and Infinity too
         raise DataError(f"alpha {shown}: the smoothing must be a number above 0, e.g. 0.1")
     return value
 

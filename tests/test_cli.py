@@ -243,6 +243,15 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     (["train", str(TICKETS / "train" / "billing"), "-o", "m"], 1,
      "Error: no documents to train on\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "0"], 2, "Invalid value for '--alpha'"),
+    # nan passed, and every probability of the model it trained was nan; inf too
+    (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "nan"], 2,
+     "Error: Invalid value for '--alpha': nan is not a finite number.\n"),
+    (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "inf"], 2,
+     "Error: Invalid value for '--alpha': inf is not a finite number.\n"),
+    (["train", str(TICKETS / "train"), "-o", "m", "--min-df", "nan"], 2,  # a ValueError traceback, and inf an
+     "Error: Invalid value for '--min-df': a count must be >= 0 and a proportion between 0.0 and 1.0\n"),  # Overflow
+    (["train", str(TICKETS / "train"), "-o", "m", "--max-df", "inf"], 2,
+     "Error: Invalid value for '--max-df': a count must be >= 0 and a proportion between 0.0 and 1.0\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--ngram-range", "2,1"], 2, "need 1 <= MIN <= MAX"),
     (["predict"], 2, "Missing argument 'MODEL'"),
     (["train", str(TICKETS / "train"), "-o", "m", "--analyzer", "char_wb", "--tokens", "joined"], 1,
@@ -748,6 +757,8 @@ def test_training_data_without_a_word_is_refused(tmp_path):
     ('{"tf": ["lg"]}', 'tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)'),
     ('{"doc_norm": ["l1"]}', 'doc_norm "l1": use one of null, "l2"'),
     ('{"tokens": ["word"]}', 'tokens "word": use one of "words", "all-words", "joined" (did you mean "words"?)'),
+    ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a number above 0, e.g. 0.1"),  # JSON takes it
+    ('{"alpha": [NaN]}', "alpha NaN: the smoothing must be a number above 0, e.g. 0.1"),
 ])
 def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message):
     result = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", grid], expect=2)
@@ -766,6 +777,17 @@ def test_document_frequencies_the_wrong_way_round_are_told_before_anything_is_re
     assert result.stderr.endswith("Error: --max-df keeps fewer documents than --min-df; raise --max-df or lower "
                                   "--min-df\n")
     assert "read " not in result.stderr
+
+
+def test_a_document_frequency_is_a_count_when_whole_and_a_share_otherwise(tmp_path):
+    """--min-df 5e-2 was read as the count 0, a number written without a dot being taken for a
+    count: it kept every term. 5e-2 is the share 0.05, and 1_0 (Python's way) the count 10."""
+    vocabulary = {}
+    for value in ("5e-2", "0.05", "1_0", "10"):
+        run(["train", TICKETS / "train", "-o", tmp_path / value, "--min-df", value])
+        vocabulary[value] = Model.load(tmp_path / value).vocabulary
+    assert vocabulary["5e-2"] == vocabulary["0.05"] and vocabulary["1_0"] == vocabulary["10"]
+    assert 10 < len(vocabulary["5e-2"]) < len(vocabulary["10"]) < 920
 
 
 def test_tune_help_names_every_key_a_grid_may_hold():
@@ -940,6 +962,10 @@ def test_a_test_split_that_leaves_a_side_empty_is_a_clear_error(tmp_path):
                     "0.999": "Error: --test-split 0.999 holds out every document of class 'billing' (81), "
                              "leaving none to train on"}
     assert not (tmp_path / "m").exists()
+    for fraction, why in [("0", "0.0 is not in the range 0<x<1"), ("1.5", "1.5 is not in the range 0<x<1"),
+                          ("nan", "nan is not a finite number")]:  # refused before a document is read
+        refused = run(["train", "no-such-folder", "-o", tmp_path / "m", "--test-split", fraction], expect=2).stderr
+        assert refused.endswith(f"Error: Invalid value for '--test-split': {why}.\n")
 
 
 def test_predict_jobs_answers_as_one_process_does_in_order(tmp_path):
