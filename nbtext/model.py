@@ -128,8 +128,7 @@ class Model:
 
     def vectorize(self, texts: Sequence[str]) -> CountMatrix:
         """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
-        if isinstance(texts, str):
-            raise TypeError("texts must be a list of documents, not one string")
+        _check_texts(texts)
         return self._counted(self._table_for(texts), texts)
 
     def _counted(self, table: WordTable | None, texts: Sequence[str]) -> CountMatrix:
@@ -186,8 +185,7 @@ class Model:
     def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Log-probability of each class (in ``classes`` order) for each text; tempered when
         the model was trained with ``--calibrate``."""
-        if isinstance(texts, str):
-            raise TypeError("texts must be a list of documents, not one string")
+        _check_texts(texts)
         table = self._table_for(texts)
         threads, blocks = self._thread_blocks(texts) if table is not None else (1, [texts])
         score = functools.partial(self._scored, table)
@@ -320,6 +318,17 @@ class Model:
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None
+
+
+def _check_texts(texts: Sequence[str]) -> None:
+    """A TypeError for one string given where a list of documents belongs, or for a document
+    that is not a string (None, a number, undecoded bytes)."""
+    if isinstance(texts, str):
+        raise TypeError("texts must be a list of documents, not one string")
+    if not all(isinstance(text, str) for text in texts):
+        i, text = next((i, text) for i, text in enumerate(texts) if not isinstance(text, str))
+        fix = "; decode bytes first" if isinstance(text, (bytes, bytearray)) else ""
+        raise TypeError(f"texts[{i}] is {type(text).__name__}, not a string{fix}")
 
 
 class _SortedLookup:

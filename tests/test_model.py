@@ -41,6 +41,23 @@ def test_save_load_predicts_identically(model, test_texts, tmp_path):
     assert loaded.summary["documents"] == 243
 
 
+@pytest.mark.parametrize("texts, message", [
+    ("where is my parcel?", "texts must be a list of documents, not one string"),
+    (["where is my parcel?", None], r"texts\[1\] is NoneType, not a string$"),  # was "has no len()"
+    ([3], r"texts\[0\] is int, not a string$"),
+    (["ok", b"where is my parcel?"], r"texts\[1\] is bytes, not a string; decode bytes first"),
+])
+def test_a_document_that_is_not_a_string_is_named(model, test_texts, texts, message):
+    """A None among the texts (a missing field of a data frame) gave "object of type 'NoneType'
+    has no len()", from deep inside; the library now names the document."""
+    for method in (model.predict, model.predict_log_proba, model.vectorize):
+        with pytest.raises(TypeError, match=message):
+            method(texts)
+    many = test_texts * 40  # enough characters to be scored in threads
+    with pytest.raises(TypeError, match=r"texts\[4800\] is NoneType"):
+        model.predict([*many, None])
+
+
 def test_same_data_gives_the_same_model_bytes(tmp_path):
     for name in ("a", "b"):
         train(LabelledCorpus([str(TICKETS / "train")])).save(tmp_path / name)
