@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,7 +74,7 @@ class Model:
     ) -> None:
         unknown = set(settings or {}) - set(self.DEFAULT_SETTINGS)
         if unknown:
-            raise ValueError(f"unknown model settings {sorted(unknown)}")
+            raise ValueError(_unknown_settings(sorted(unknown), self.DEFAULT_SETTINGS))
         self.analyzer = analyzer
         self.counts = counts
         self.settings = {**self.DEFAULT_SETTINGS, **(settings or {})}
@@ -318,6 +318,20 @@ class Model:
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None
+
+
+def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
+    """What to say of settings a Model does not have: its own, and where the others belong."""
+    import dataclasses
+
+    message = f"unknown model settings {unknown}; use {sorted(known)}"
+    analyzer_keys = {f.name for f in dataclasses.fields(Analyzer)}
+    for key in unknown:
+        if key in analyzer_keys:
+            message += f"; {key} is the analyzer's: train(..., analyzer=Analyzer({key}=...))"
+        elif key in ("tf", "doc_norm"):  # how each document's counts are weighed
+            message += f"; {key} is train's own: train(..., {key}=...)"
+    return message
 
 
 def _check_texts(texts: Sequence[str]) -> None:

@@ -151,7 +151,8 @@ class NaiveBayes:
         return self
 
     def _update(self) -> None:
-        if self.alpha is None or not np.all(np.isfinite(self.alpha) & (np.asarray(self.alpha) > 0)):
+        alpha = np.asarray(self.alpha)  # one number: not "0.1", None, nan, nor one per feature as scikit-learn allows
+        if alpha.ndim or alpha.dtype.kind not in "iuf" or not (np.isfinite(alpha) and alpha > 0):
             raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
         for cached in _CACHED:
             self.__dict__.pop(cached, None)

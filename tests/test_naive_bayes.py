@@ -161,6 +161,6 @@ def test_errors_say_what_is_wrong():
         MultinomialNB().partial_fit([[1, 0]], ["a"])
     with pytest.raises(ValueError, match=r"labels \['z'\] are not in classes"):
         MultinomialNB().partial_fit([[1, 0]], ["a"], classes=["a", "b"]).partial_fit([[1, 0]], ["z"])
-    for alpha in (0, np.nan, np.inf):  # nan passed the check, and every probability came out nan
+    for alpha in (0, np.nan, np.inf, "0.1", None, True, [0.1, 0.2]):  # nan passed, giving nan probabilities
         with pytest.raises(ValueError, match="alpha must be a positive finite number"):
             MultinomialNB(alpha=alpha).fit([[1, 0], [0, 1]], ["a", "b"])

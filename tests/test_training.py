@@ -33,6 +33,26 @@ def assert_same_model(left: Model, right: Model) -> None:
     assert left.predict(texts) == right.predict(texts)
 
 
+def test_library_train_says_what_it_takes():
+    """Pairs of text and label, the shape a user of scikit-learn reaches for, failed with
+    "'tuple' object has no attribute 'label'"; an analyzer's setting given as the model's was
+    refused without a word of where it belongs."""
+    from nbtext import Analyzer, train
+
+    with pytest.raises(TypeError, match=r"^documents must be Document\(text, label, source\) records, not tuple$"):
+        train([("win cash now", "spam"), ("lunch at noon?", "ham")])
+    docs = [doc for doc in LabelledCorpus([str(TICKETS / "train")])]
+    with pytest.raises(ValueError) as refused:
+        train(docs, settings={"ngram_range": (1, 3), "tf": "binary", "alfa": 0.1})
+    assert str(refused.value) == (
+        "unknown model settings ['alfa', 'ngram_range', 'tf']; use ['alpha', 'calibration', 'fit_prior', 'idf', "
+        "'max_df', 'max_features', 'min_df', 'norm', 'spam', 'variant']; ngram_range is the analyzer's: "
+        "train(..., analyzer=Analyzer(ngram_range=...)); tf is train's own: train(..., tf=...)")
+    model = train(docs, analyzer=Analyzer(ngram_range=(1, 3)), tf="binary", settings={"alpha": 0.1})
+    assert model.analyzer.ngram_range == (1, 3) and model.counts.tf == "binary"
+    assert model.predict(["where is my parcel?"]) == ["shipping"]
+
+
 def test_update_equals_training_on_everything(sms_halves, tmp_path):
     d = sms_halves
     run(["train", d / "all.tsv", "-o", tmp_path / "all", "--min-df", "2", "--ngram-range", "1,2"])

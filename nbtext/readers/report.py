@@ -25,6 +25,8 @@ def labels_of(documents: Iterable[Document]) -> list[str]:
     """The documents' labels, or a DataError naming the first document without one."""
     labels = []
     for doc in documents:
+        if not isinstance(doc, Document):  # a library caller's (text, label) pair or bare text
+            raise TypeError(f"documents must be Document(text, label, source) records, not {type(doc).__name__}")
         if doc.label is None:
             raise DataError(f"{doc.source}: document has no label")
         labels.append(doc.label)
