@@ -151,7 +151,7 @@ class NaiveBayes:
         return self
 
     def _update(self) -> None:
-        alpha = np.asarray(self.alpha)  # one number: not "0.1", None, nan, nor one per feature as scikit-learn allows
+        alpha = np.asarray(self.alpha)  # one number: not "0.1", None, nan, nor scikit-learn's one per feature
         if alpha.ndim or alpha.dtype.kind not in "iuf" or not (np.isfinite(alpha) and alpha > 0):
             raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
         for cached in _CACHED:

@@ -183,6 +183,14 @@ def wide_encoding(head: bytes, encoding: str) -> str | None:
     return next((wide for mark, wide in _WIDE_MARKS if head.startswith(mark)), None)
 
 
+def marked_encoding(head: bytes, encoding: str) -> str | None:
+    """The encoding that the byte order mark a file starts with (``head``) chooses over the
+    ``encoding`` asked for: UTF-16 or UTF-32 read as UTF-8. None where the mark agrees or
+    there is none."""
+    wide = wide_encoding(head, encoding)
+    return wide if wide != encoding else None
+
+
 def text_encoding(encoding: str, head: bytes, source: str) -> str:
     """The codec to open a file as text with, given its first bytes: for UTF-8, UTF-16 or
     UTF-32 where the file starts with their mark, else utf-8-sig, which drops a UTF-8 mark.
@@ -236,11 +244,8 @@ _SURROGATES = re.compile("[\ud800-\udfff]+")
 def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None]:
     """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it starts with their
     byte order mark and is read as UTF-8; the third value names that encoding (else None)."""
-    if raw.startswith(_ANY_WIDE_MARK):  # one C call per file, before the few that need the search
-        wide = wide_encoding(raw[:4], encoding)
-        if wide is not None and wide != encoding:
-            return *decode(raw, wide), wide
-    return *decode(raw, encoding), None
+    marked = marked_encoding(raw[:4], encoding) if raw.startswith(_ANY_WIDE_MARK) else None  # one C call a file
+    return *decode(raw, marked or encoding), marked
 
 
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
-from .report import (ESCAPE_BYTES, Document, ReadReport, check_splits_into_lines, decode, decode_file, text_encoding,
-                     unescape, wide_encoding, without_bom)
+from .report import (ESCAPE_BYTES, Document, ReadReport, check_splits_into_lines, decode, decode_file,
+                     marked_encoding, text_encoding, unescape, without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -47,9 +47,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
     with open(path, "rb") as handle:
         head = handle.read(4)
-    codec = text_encoding(encoding, head, path)
-    marked = wide_encoding(head, encoding)
-    marked = marked if marked != encoding else None
+    codec, marked = text_encoding(encoding, head, path), marked_encoding(head, encoding)
     with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
         lines = _Lines(handle)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
