@@ -130,6 +130,21 @@ def test_a_missing_column_names_the_option_that_sets_it(tmp_path):
     assert error.endswith(f"Error: {tmp_path / 't.jsonl'}:1: no 'text' field (set by --text-field)\n")
 
 
+def test_a_table_split_by_the_other_delimiter_says_so(tmp_path):
+    """The SMS corpus (header-less TSV) read with --input-format csv stopped with "the header
+    has: " and a whole message with a tab in it; the error now cuts the names short and says
+    the file is tab-separated. A comma-separated .tsv is told the other way round."""
+    sms = corpus_path("sms-spam") / "SMSSpamCollection"
+    error = run(["train", sms, "--input-format", "csv", "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {sms}: no column 'text' (set by --text-column); the header has: ham\\tGo until "
+                     "jurong point,  crazy.. Available only in bugis n gr...; its first line has tabs: --input-format "
+                     "tsv reads a tab-separated file\n")
+    (tmp_path / "t.tsv").write_text("label,text\nshipping,where is my parcel\n")
+    error = run(["train", tmp_path / "t.tsv", "--text-column", "text", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.endswith("the header has: label,text; its first line has commas and no tab: --input-format csv "
+                          "reads a comma-separated file\n")
+
+
 def test_header_names_are_matched_without_spaces_and_must_be_unique(sms_rows, tmp_path):
     """A header typed by hand as "label, text" stopped with "no column 'text'; the header has:
     label,  text", the space invisible in the message. A name in two columns was read from the

@@ -56,7 +56,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
             return
         wanted = [name for name in (columns.text, columns.label, columns.id) if name is not None]
         options = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
-        index = _column_index(path, header, wanted, options)
+        index = _column_index(path, header, wanted, options, delimiter)
         needed = max(index.values()) + 1
         last_line = 1  # of the row before: the header
         for row in rows:
@@ -80,7 +80,8 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
             progress(os.path.getsize(path))
 
 
-def _column_index(path: str, header: list[str], wanted: list[str], options: dict[str | None, str]) -> dict[str, int]:
+def _column_index(path: str, header: list[str], wanted: list[str], options: dict[str | None, str],
+                  delimiter: str) -> dict[str, int]:
     """Where each wanted column is, its name matched without the spaces around it (a header
     typed as "label, text"); a name missing or found twice is an error."""
     names = [name.strip() for name in header]
@@ -89,7 +90,7 @@ def _column_index(path: str, header: list[str], wanted: list[str], options: dict
         found = [i for i, other in enumerate(names) if other == name.strip()]
         if not found:  # the defaults (text, label) are easily missed: name the option that sets the one sought
             raise DataError(f"{path}: no column {name!r} (set by {options[name]}); the header has: "
-                            f"{', '.join(header)}")
+                            f"{_names(header)}{_other_delimiter(header, delimiter)}")
         if len(found) > 1:
             numbers = ", ".join(str(i + 1) for i in found)
             raise DataError(f"{path}: the header names {name!r} in {len(found)} columns ({numbers}): which one to read "
@@ -113,6 +114,21 @@ class _Lines:
         self.ended = True
 
 
+def _names(header: list[str]) -> str:
+    """A header's names for a message, each cut short: a header that is really a first row
+    of data holds whole texts."""
+    return ", ".join(name if len(name) <= 40 else name[:37] + "..." for name in header).replace("\t", "\\t")
+
+
+def _other_delimiter(header: list[str], delimiter: str) -> str:
+    """A hint where the first line is split by the other delimiter: a TSV read as CSV."""
+    if delimiter == "," and any("\t" in name for name in header):
+        return "; its first line has tabs: --input-format tsv reads a tab-separated file"
+    if delimiter == "\t" and len(header) == 1 and "," in header[0]:
+        return "; its first line has commas and no tab: --input-format csv reads a comma-separated file"
+    return ""
+
+
 def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], delimiter: str, quoted: bool) -> str:
     """The error for a row (over ``lines``, first and last) with more or fewer fields than its
     header: a text that was split, or a quote that closed late and joined rows."""
@@ -125,7 +141,7 @@ def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], de
     else:
         hint = (f"{breaks} in a text splits it, as TSV is read as written; "
                 "for fields in double quotes, as CSV writes them, read it with --input-format csv")
-    return f"{path}:{lines[0]}: {fields} where the header has {len(header)} ({', '.join(header)}): {hint}"
+    return f"{path}:{lines[0]}: {fields} where the header has {len(header)} ({_names(header)}): {hint}"
 
 
 def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encoding: str,
