@@ -291,6 +291,31 @@ def test_jsonl_dotted_fields(tmp_path):
     assert [(d.label, d.text, d.source) for d in docs] == [("spam", "win cash", "7"), ("ham", "lunch at noon", "8")]
 
 
+@pytest.mark.parametrize(("lines", "args", "error"), [
+    # Each said only 'expected an object with "label" and "text"'.
+    ('{"category": "spam", "body": "win cash"}', [], 'expected an object with "label" and "text"; it has "category", '
+     '"body": name its fields with --text-field and --label-field'),
+    ('[{"label": "spam", "text": "win cash"}]', ["--input-format", "jsonl"], 'expected an object with "label" and '
+     "\"text\"; the line is a list: write a JSON array's records one a line (jq -c '.[]') to read them as JSONL"),
+    ('"win cash"', [], 'expected an object with "label" and "text"; the line is a string'),
+    # This said "no label in 'label'", as of a record whose label is null.
+    ('{"category": "spam", "body": "win cash"}', ["--text-field", "body"],
+     "no 'label' field (set by --label-field; or pass --skip-unlabelled)"),
+])
+def test_a_jsonl_line_that_is_no_labelled_record_says_what_it_holds(tmp_path, lines, args, error):
+    (tmp_path / "t.jsonl").write_text(lines + "\n")
+    result = run(["train", tmp_path / "t.jsonl", *args, "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == f"Error: {tmp_path / 't.jsonl'}:1: {error}\n"
+
+
+def test_a_json_array_file_says_how_to_read_it(tmp_path):
+    (tmp_path / "t.json").write_text('[{"label": "spam", "text": "win cash"}]')
+    result = run(["train", tmp_path / "t.json", "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == (f"Error: {tmp_path / 't.json'}: cannot tell the format from the name or the first line; "
+                             "set --input-format (folder, tsv, jsonl or fasttext); write a JSON array's records one a "
+                             "line (jq -c '.[]') to read them as JSONL\n")
+
+
 @pytest.mark.parametrize(("record", "error"), [
     ({"label": "spam", "text": ["win", "cash"]}, "'text' is a list; the text must be a string"),
     ({"label": "spam", "text": None}, "'text' is null; the text must be a string"),

@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 from ..errors import DataError
 from .folders import Entry, list_folder, read_files
-from .lines import LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
+from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message, read_message_files
 from .report import Document, ReadReport, check_encoding, check_splits_into_lines, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
@@ -248,10 +248,9 @@ class LabelledCorpus:
         if fmt is None:
             fmt = sniff(first)
             if fmt is None:
-                raise DataError(
-                    f"{source}: cannot tell the format from the name or the first line; "
-                    "set --input-format (folder, tsv, jsonl or fasttext)"
-                )
+                array = f"; {JSON_ARRAY}" if first.lstrip().startswith(b"[") else ""
+                raise DataError(f"{source}: cannot tell the format from the name or the first line; "
+                                f"set --input-format (folder, tsv, jsonl or fasttext){array}")
         yield from read_labelled_lines(
             lines, source, fmt, self.report, encoding=self.encoding, progress=progress
         )

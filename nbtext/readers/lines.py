@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -12,6 +13,8 @@ from ..errors import DataError
 from .report import Document, ReadReport, decode, unescape
 
 LINE_FORMATS = ("tsv", "jsonl", "fasttext")
+#: The way to read a file that is one JSON array of records, not JSONL.
+JSON_ARRAY = "write a JSON array's records one a line (jq -c '.[]') to read them as JSONL"
 _FASTTEXT_PREFIX = "__label__"
 #: What separates fastText's words: any of these, not only a space (its labels end at a tab too).
 _FASTTEXT_SPACE_CHARS = " \t\v\f\r\x00"
@@ -92,13 +95,29 @@ def _parse_jsonl(text: str, where: str) -> tuple[str, str]:
     except json.JSONDecodeError as error:
         raise DataError(f"{where}: not valid JSON ({error.msg}, column {error.colno})") from None
     if not isinstance(record, dict) or not {"label", "text"} <= record.keys():
-        raise DataError(f'{where}: expected an object with "label" and "text"')
+        raise DataError(f'{where}: expected an object with "label" and "text"{_what_it_is(record)}')
     label, body = record["label"], record["text"]
     if not isinstance(body, str):
         raise DataError(f'{where}: "text" must be a string')
     if isinstance(label, (dict, list)) or label is None:
         raise DataError(f'{where}: "label" must be a string or a number')
     return str(label), body
+
+
+def _what_it_is(record: object) -> str:
+    """What a JSONL line that is no labelled record holds, and the way to read it."""
+    if isinstance(record, dict):
+        names = ", ".join(json.dumps(name) for name in itertools.islice(record, 8))
+        return f"; it has {names}: name its fields with --text-field and --label-field" if record else ""
+    if isinstance(record, list):
+        return f"; the line is a list: {JSON_ARRAY}"
+    return f"; the line is {json_kind(record)}"
+
+
+def json_kind(value: object) -> str:
+    """What a JSON value is, for a message: "an object", "a list", "a string"..."""
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "true or false", type(None): "null"}
+    return kinds.get(type(value), "a number")
 
 
 def _parse_fasttext(text: str, where: str) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
+from .lines import json_kind
 from .report import (ESCAPE_BYTES, Document, ReadReport, check_splits_into_lines, decode, decode_file,
                      marked_encoding, text_encoding, unescape, without_bom)
 
@@ -207,10 +208,12 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     if text is _MISSING:
         raise DataError(f"{where}: no {columns.text!r} field (set by --text-field)")
     if not isinstance(text, str):
-        raise DataError(f"{where}: {columns.text!r} is {_json_kind(text)}; the text must be a string")
+        raise DataError(f"{where}: {columns.text!r} is {json_kind(text)}; the text must be a string")
     text, replaced = unescape(text, encoding)
     label = None
     if columns.label is not None:
+        if not columns.skip_unlabelled and get(columns.label) is _MISSING:  # not a null label: no such field
+            raise DataError(f"{where}: no {columns.label!r} field (set by --label-field; or pass --skip-unlabelled)")
         value = _scalar(get(columns.label), columns.label, where)
         label = None if value is None else unescape(str(value), encoding)[0].strip()
         if not label:
@@ -228,13 +231,8 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
 def _scalar(value: object, name: str, where: str) -> object:
     """A label's or id's value, None where it is absent or null."""
     if isinstance(value, (dict, list)):
-        raise DataError(f"{where}: {name!r} is {_json_kind(value)}; it must be a string or a number")
+        raise DataError(f"{where}: {name!r} is {json_kind(value)}; it must be a string or a number")
     return None if value is _MISSING else value
-
-
-def _json_kind(value: object) -> str:
-    kinds = {dict: "an object", list: "a list", bool: "true or false", type(None): "null"}
-    return kinds.get(type(value), "a number")
 
 
 #: What ``_dotted`` finds where a record has no such field (null is None).
