@@ -1260,7 +1260,14 @@ def learn(model_path, items, unlearn, verbose) -> None:
                 documents += [dataclasses.replace(doc, label=labels[kind]) for doc in batch]
         if not documents:
             raise NbtextError("no messages to learn from")
-        updated = update(model, documents, remove=unlearn)
+        try:
+            updated = update(model, documents, remove=unlearn)
+        except DataError as error:  # said of documents; here the likely slip is the wrong class's option
+            if not unlearn:
+                raise
+            given = " and ".join(f"--{kind}" for kind in groups)
+            raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each with "
+                            "the option it was learned with") from None
         updated.save(model_path)
     _print_read_report(report, verbose, "utf-8", always=False)
     verb = "unlearned" if unlearn else "learned"

@@ -340,7 +340,13 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     run(["learn", model, "--unlearn", "--ham", *ham, "--spam", *spam])
     assert_same_counts(_payload_counts(model), before)
     again = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1)
-    assert "never learned" in again.stderr
+    assert again.stderr.endswith("Error: these documents were never learned (removing them would leave negative "
+                                 "counts): the messages were not all learned as given (--spam); unlearn each with "
+                                 "the option it was learned with\n")
+    run(["learn", model, "--ham", held["spam"][30]])  # a spam learned as ham, then unlearned as the spam it is
+    wrong = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1).stderr
+    assert wrong.endswith("not all learned as given (--spam); unlearn each with the option it was learned with\n")
+    run(["learn", model, "--unlearn", "--ham", held["spam"][30]])
     run(["learn", model, held["spam"][30]], expect=2)
     twice = run(["learn", model, "--spam", held["spam"][31], "--ham", held["spam"][31]], expect=2)
     assert twice.stderr.endswith(f"Error: {held['spam'][31]} is given twice: its messages would be learned twice\n")
