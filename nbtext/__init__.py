@@ -33,6 +33,7 @@ _API = {
     "evaluate": "metrics",
     "NbtextError": "errors",
     "DataError": "errors",
+    "NotLearnedError": "errors",
     "ModelError": "errors",
     "UnsafeModelError": "errors",
     "NotFittedError": "errors",

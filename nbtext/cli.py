@@ -23,7 +23,7 @@ import click
 
 from . import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
-from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError
+from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
 from .readers import INPUT_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
 from .readers.report import KEPT_EMPTY, plural
@@ -1262,9 +1262,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
             raise NbtextError("no messages to learn from")
         try:
             updated = update(model, documents, remove=unlearn)
-        except DataError as error:  # said of documents; here the likely slip is the wrong class's option
-            if not unlearn:
-                raise
+        except NotLearnedError as error:  # said of documents; here the likely slip is the wrong class's option
             given = " and ".join(f"--{kind}" for kind in groups)
             raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each with "
                             "the option it was learned with") from None

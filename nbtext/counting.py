@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DataError
+from .errors import DataError, NotLearnedError
 
 try:
     from . import _sparsedot
@@ -489,10 +489,10 @@ class FrozenCounts:
                                       class_docs=-other.class_docs)
         total = self.merge(negated)
         if (total.class_docs < 0).any() or any((v < 0).any() for v in total.values.values()):
-            raise DataError("these documents were never learned (removing them would leave negative counts)")
+            raise NotLearnedError("these documents were never learned (removing them would leave negative counts)")
         occurs = total.values["doc_freq"] > 0
         if any((v[~occurs] != 0).any() for v in total.values.values()):
-            raise DataError("these documents were never learned (their counts do not match the model's)")
+            raise NotLearnedError("these documents were never learned (their counts do not match the model's)")
         used_terms = np.unique(total.term_index[occurs])
         used_classes = np.flatnonzero((total.class_docs > 0) | np.isin(np.arange(len(total.classes)),
                                                                           total.class_index[occurs]))

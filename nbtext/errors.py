@@ -27,6 +27,10 @@ class DataError(NbtextError):
     """Input documents could not be read or make no sense for the command."""
 
 
+class NotLearnedError(DataError):
+    """Documents to take out of counts were never put in: their counts are not there."""
+
+
 class ModelError(NbtextError):
     """A model file is missing, truncated, foreign or from an incompatible version."""
 
