@@ -737,30 +737,36 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 @click.option("--cv", type=click.IntRange(min=2), metavar="K",
               help="No model: cross-validate the training options below on DATA, stratified K-fold.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --cv folds.")
+@cutoff_options
 @nb_options
 @analyzer_options
 @input_options
-def eval_(args, fmt, cv, seed, **options) -> None:
+def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation.
 
     Prints accuracy, per-class precision, recall, F1 and support, macro and weighted averages,
     the confusion matrix (rows: true class), the log loss, and how well the top-class
     probability is calibrated (a reliability table and the expected calibration error).
-    --format json prints one object with accuracy, macro_f1, log_loss, ece, reliability,
-    labels, per_class, confusion_matrix and n_documents (with --cv: the mean and standard
-    deviation over the folds).
+    For a spam filter MODEL, also its verdicts as `nbtext filter` gives them: the ham it
+    calls spam, the spam it catches and the messages it leaves unsure, at its cut-offs or at
+    --spam-cutoff and --ham-cutoff. --format json prints one object with accuracy, macro_f1,
+    log_loss, ece, reliability, labels, per_class, confusion_matrix and n_documents (with
+    --cv: the mean and standard deviation over the folds), and for a filter, filter.
 
     \b
     Example:
       nbtext eval tickets.joblib corpora/support-tickets/test
       nbtext eval tickets.joblib corpora/support-tickets/test --format json | jq .accuracy
       nbtext eval --cv 5 --variant complement corpora/support-tickets/train
+      nbtext eval filter.joblib held-out-mail/ --spam-cutoff 0.95    # ham lost, spam caught
     """
     from . import render
     from .model import Model
 
     if cv is not None:
+        if spam_cutoff is not None or ham_cutoff is not None:
+            raise click.UsageError("--spam-cutoff and --ham-cutoff are for a spam filter MODEL, not for --cv K")
         return _cross_validate(args, cv, seed, fmt, options)
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
@@ -770,19 +776,26 @@ def eval_(args, fmt, cv, seed, **options) -> None:
                                "(train it again to change that)")
     model_path, data = args[0], args[1:]
     model = Model.load(model_path)
+    spam_filter = None
+    if model.settings["spam"]:
+        from .spam import SpamFilter
+
+        spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
+    elif spam_cutoff is not None or ham_cutoff is not None:
+        raise click.UsageError(f"--spam-cutoff and --ham-cutoff are for a spam filter; {model_path} is none")
     if not any(options[name] for name in _COLUMN_OPTIONS):
         options.update(_remembered_columns(model, data, *_COLUMN_OPTIONS))
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
     with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
-        report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report)
+        report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report, spam_filter)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.core.empty_answer)
     render.eval_report(report, fmt)
 
 
-def _evaluate_stream(model, documents, read_report) -> dict[str, Any]:
-    """The evaluation of ``model`` on labelled ``documents``; the documents in which it knows no
-    word go into ``read_report``."""
+def _evaluate_stream(model, documents, read_report, spam_filter=None) -> dict[str, Any]:
+    """The evaluation of ``model`` on labelled ``documents``, with ``spam_filter``'s verdicts
+    where it is one; the documents in which it knows no word go into ``read_report``."""
     import itertools
 
     import numpy as np
@@ -799,7 +812,14 @@ def _evaluate_stream(model, documents, read_report) -> dict[str, Any]:
         y_true += [doc.label for doc in batch]
     if not y_true:
         raise NbtextError("no documents to evaluate")
-    return evaluate(y_true, np.vstack(blocks), model.classes)
+    log_proba = np.vstack(blocks)
+    report = evaluate(y_true, log_proba, model.classes)
+    if spam_filter is not None:
+        report["filter"] = {"spam_label": spam_filter.label, "spam_cutoff": spam_filter.spam_cutoff,
+                            "ham_cutoff": spam_filter.ham_cutoff,
+                            **spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
+                                                 np.array(y_true) == spam_filter.label)}
+    return report
 
 
 def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:

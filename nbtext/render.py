@@ -146,6 +146,13 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
         named = ", ".join(f"{label} {n:,}" for label, n in report["unknown_labels"].items())
         out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
                   f"never saw ({named}): counted as errors, left out of the log loss", soft_wrap=True)
+    if "filter" in report:
+        judged = report["filter"]
+        out.print(f"spam filter ({judged['spam_label']!r} is spam; spam at or above {judged['spam_cutoff']:.4f}, ham "
+                  f"below {judged['ham_cutoff']:.4f}): ham lost {judged['ham_false_positives']:,} of "
+                  f"{judged['n_ham']:,} ({judged['ham_false_positive_rate']:.2%}), spam caught "
+                  f"{judged['spam_caught']:,} of {judged['n_spam']:,} ({judged['spam_recall']:.2%}), unsure "
+                  f"{judged['unsure']:,} ({judged['unsure_share']:.2%})", soft_wrap=True)
     table = Table("class", "precision", "recall", "F1", "support", box=None)
     for label, row in report["per_class"].items():
         table.add_row(label, *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")), f"{row['support']:,}")

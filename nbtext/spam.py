@@ -116,6 +116,27 @@ class SpamFilter:
         """0 (Spam), 1 (Ham) or 2 (Unsure) for each score: indices into VERDICTS, and exit statuses."""
         return np.where(scores >= self.spam_cutoff, EXIT_SPAM, np.where(scores < self.ham_cutoff, EXIT_HAM, EXIT_UNSURE))
 
+    def judged(self, scores: np.ndarray, is_spam: np.ndarray) -> dict[str, Any]:
+        """How this filter's verdicts at its cut-offs fare on messages of known class: the ham
+        called spam (the costly error), the spam caught and the messages left unsure, each as
+        a count and a share (0 where there are no such messages).
+
+        >>> SpamFilter("spam", 0.99, 0.5).judged(np.array([0.1, 0.995, 0.6, 0.999]),
+        ...                                      np.array([False, False, True, True]))["spam_recall"]
+        0.5
+        """
+        verdicts = self.verdicts(scores)
+        ham_lost, caught = int(np.sum(verdicts[~is_spam] == EXIT_SPAM)), int(np.sum(verdicts[is_spam] == EXIT_SPAM))
+        unsure, n_spam = int(np.sum(verdicts == EXIT_UNSURE)), int(np.sum(is_spam))
+        n_ham = len(is_spam) - n_spam
+        return {
+            "ham_false_positives": ham_lost, "n_ham": n_ham, "spam_caught": caught, "n_spam": n_spam,
+            "unsure": unsure, "n_messages": len(is_spam),
+            "ham_false_positive_rate": ham_lost / n_ham if n_ham else 0.0,
+            "spam_recall": caught / n_spam if n_spam else 0.0,
+            "unsure_share": unsure / len(is_spam) if len(is_spam) else 0.0,
+        }
+
 
 def spam_log_odds(log_proba: np.ndarray, classes: Sequence[str], label: str) -> np.ndarray:
     """log P(spam | x) - log P(not spam | x) from a model's class log-probabilities."""
@@ -232,13 +253,9 @@ def train_filter(
     scores = _sigmoid(slope * log_odds + intercept)
     measured_filter = SpamFilter(label, *choose_cutoffs(scores, is_spam, fp_target), slope, intercept)
     spam_filter = measured_filter.with_cutoffs(spam_cutoff, ham_cutoff)
-    verdicts = spam_filter.verdicts(scores)
-    spam_filter = replace(spam_filter, measured={
-        "folds": folds, "seed": seed, "fp_target": fp_target,
-        "ham_false_positive_rate": float(np.mean(verdicts[~is_spam] == EXIT_SPAM)),
-        "spam_recall": float(np.mean(verdicts[is_spam] == EXIT_SPAM)),
-        "unsure_share": float(np.mean(verdicts == EXIT_UNSURE)),
-    })
+    judged = spam_filter.judged(scores, is_spam)
+    shares = {key: judged[key] for key in ("ham_false_positive_rate", "spam_recall", "unsure_share")}
+    spam_filter = replace(spam_filter, measured={"folds": folds, "seed": seed, "fp_target": fp_target, **shares})
     model = Model(analyzer, total, {**settings, "spam": spam_filter.to_dict()}, summary)
     return _finish(model, started)
 

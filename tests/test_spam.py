@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import mailbox
 import os
 import re
@@ -273,6 +274,36 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
     by_file = run(["filter", filter_model, folder]).stdout.splitlines()
     assert [line.split("\t")[1] for line in by_file] == verdicts
     assert by_file[0].startswith(f"{folder / '00'}\\tsaved\t")  # escaped: the verdict stays the second field
+
+
+def test_eval_of_a_filter_counts_the_verdicts_filter_gives(filter_model, mail_root, tmp_path):
+    """eval gave a filter's accuracy at the most probable class, not what a filter user judges
+    it by: the good mail it loses and the spam it catches at its cut-offs. Those are now
+    counted from the same scores `nbtext filter` gives each held-out message."""
+    _, held = mail_root
+    test = tmp_path / "test"
+    for label in ("ham", "spam"):
+        (test / label).mkdir(parents=True)
+        for path in held[label][:400]:
+            os.symlink(path, test / label / path.name)
+    for cutoffs in ([], ["--spam-cutoff", "0.5"]):
+        verdicts = {label: [line.split("\t")[1] for line in run(["filter", filter_model, *cutoffs, test / label])
+                            .stdout.splitlines()] for label in ("ham", "spam")}
+        assert len(verdicts["ham"]) == 400 and len(verdicts["spam"]) == 200  # SpamAssassin's last 200 spam
+        report = json.loads(run(["eval", filter_model, test, *cutoffs, "--format", "json"]).stdout)["filter"]
+        assert report == {
+            "spam_label": "spam", "spam_cutoff": 0.5 if cutoffs else pytest.approx(0.99, abs=0.01), "ham_cutoff": 0.5,
+            "ham_false_positives": verdicts["ham"].count("Spam"), "n_ham": 400,
+            "spam_caught": verdicts["spam"].count("Spam"), "n_spam": 200,
+            "unsure": verdicts["ham"].count("Unsure") + verdicts["spam"].count("Unsure"), "n_messages": 600,
+            "ham_false_positive_rate": verdicts["ham"].count("Spam") / 400,
+            "spam_recall": verdicts["spam"].count("Spam") / 200,
+            "unsure_share": (verdicts["ham"].count("Unsure") + verdicts["spam"].count("Unsure")) / 600}
+        assert 0.5 < report["spam_recall"] and report["ham_false_positives"] <= 2
+    table = run(["eval", filter_model, test]).stdout.splitlines()[1]
+    assert table.startswith("spam filter ('spam' is spam; spam at or above 0.99") and ": ham lost " in table
+    refused = run(["eval", tmp_path / "none.joblib", test, "--spam-cutoff", "0.5"], expect=1)  # the model first
+    assert "no such model file" in refused.stderr
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
