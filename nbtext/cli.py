@@ -1119,6 +1119,13 @@ class _FilterCommand(click.Command):
             raise _filter_error(click.ClickException(str(error))) from None
         except click.ClickException as error:
             raise _filter_error(error)
+        except (click.exceptions.Exit, click.exceptions.Abort):  # the verdict's exit status; Ctrl-C
+            raise
+        except Exception:  # a bug: its traceback is shown, but a mail rule must read 3 (error), not 1 (ham)
+            import traceback
+
+            traceback.print_exc()
+            raise click.exceptions.Exit(EXIT_FILTER_ERROR) from None
 
 
 def _filter_error(error: click.ClickException) -> click.ClickException:
@@ -1181,24 +1188,23 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
                 raw = handle.read()
     try:
         model = Model.load(model_path)
-        spam_filter = SpamFilter.of(model)
-    except NbtextError:
+        spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
+        trained_format = _trained_format(model)
+        report = ReadReport()
+        if raw is not None:  # one message, read above
+            if trained_format:
+                doc = read_message(raw, source, None, report, model.analyzer.headers)
+            else:
+                doc_text, _, _ = decode_file(raw, "utf-8")
+                doc = Document(doc_text, None, source)
+            score = float(spam_filter.scores(model, [doc.text])[0])
+            verdict = int(spam_filter.verdicts(np.array([score]))[0])
+    except Exception:  # an error, or a bug in reading this message: either way it must not be lost
         if passthrough and raw is not None:
             sys.stdout.buffer.write(raw)  # nothing lost: the message goes on unchanged
             sys.stdout.buffer.flush()
         raise
-    spam_filter = spam_filter.with_cutoffs(spam_cutoff, ham_cutoff)
-    trained_format = _trained_format(model)
-    report = ReadReport()
-    if single:
-        assert raw is not None  # read above
-        if trained_format:
-            doc = read_message(raw, source, None, report, model.analyzer.headers)
-        else:
-            doc_text, _, _ = decode_file(raw, "utf-8")
-            doc = Document(doc_text, None, source)
-        score = float(spam_filter.scores(model, [doc.text])[0])
-        verdict = int(spam_filter.verdicts(np.array([score]))[0])
+    if raw is not None:
         if passthrough:
             sys.stdout.buffer.write(insert_header(raw, status_header(verdict, score)))
             sys.stdout.buffer.flush()

@@ -13,10 +13,13 @@ import sys
 import joblib
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nbtext.cli import cli
 from nbtext.readers import LabelledCorpus
+from nbtext.readers.mail import message_text
 from nbtext.spam import (
     FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, choose_cutoffs, fit_platt, spam_log_odds, train_filter,
 )
@@ -256,6 +259,25 @@ def test_passthrough_adds_one_header_and_keeps_every_byte(filter_model, corpus):
     assert failed.stdout_bytes == raw
 
 
+def test_a_bug_in_reading_a_message_passes_it_through_and_exits_3(filter_model, mail_root, monkeypatch):
+    """A bug met while reading one message (the recursion error of a MIME bomb was one) ended
+    the filter with a traceback and exit status 1, which bogofilter's convention reads as ham,
+    and --passthrough wrote nothing: the message was lost. The fault is injected here, since
+    no known message triggers one any more."""
+    import nbtext.readers.mail
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(nbtext.readers.mail, "read_message", broken)
+    raw = mail_root[1]["spam"][0].read_bytes()
+    passed = CliRunner().invoke(cli, ["filter", "--passthrough", str(filter_model)], input=raw)
+    assert passed.exit_code == 3 and passed.stdout_bytes == raw
+    assert "Traceback" in passed.stderr and passed.stderr.endswith("RuntimeError: a bug\n")  # a bug keeps its trace
+    plain = CliRunner().invoke(cli, ["filter", str(filter_model)], input=raw)
+    assert plain.exit_code == 3 and plain.stdout == ""
+
+
 def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path):
     _, held = mail_root
     messages = held["spam"][:5] + held["ham"][:5]
@@ -274,6 +296,39 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
     by_file = run(["filter", filter_model, folder]).stdout.splitlines()
     assert [line.split("\t")[1] for line in by_file] == verdicts
     assert by_file[0].startswith(f"{folder / '00'}\\tsaved\t")  # escaped: the verdict stays the second field
+
+
+def _nested(raw: bytes, depth: int) -> bytes:
+    """``raw``'s body inside ``depth`` multipart levels, each with its own boundary."""
+    head, _, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    head = b"\n".join(line for line in head.split(b"\n") if not line.lower().startswith(b"content-"))
+    opening = b"".join(b'Content-Type: multipart/mixed; boundary="b%d"\n\n--b%d\n' % (i, i) for i in range(depth))
+    closing = b"".join(b"\n--b%d--" % i for i in reversed(range(depth)))
+    return head + b"\nMIME-Version: 1.0\n" + opening + b"Content-Type: text/plain\n\n" + body + closing + b"\n"
+
+
+def test_parts_nested_deeper_than_the_parser_recurses_are_read_flat(filter_model, tmp_path):
+    """A message of parts nested 2,000 deep (a MIME bomb, as a hostile sender can write) made
+    Python's mail parser exceed its recursion limit: train, predict and a nightly filter run
+    died with a traceback on it, and filter exited 1, which a mail rule takes for ham. It is
+    now read flat, its words kept, and counted as malformed."""
+    raw = (corpus_path("spamassassin-2003") / "spam" / "spam.00001.7848dde101aa985090474a91ec93fcf0").read_bytes()
+    (tmp_path / "spam").mkdir()
+    bomb = tmp_path / "spam" / "bomb.eml"
+    bomb.write_bytes(_nested(raw, 2000))
+    shallow = message_text(_nested(raw, 3))
+    deep = message_text(bomb.read_bytes())
+    assert deep.malformed and not shallow.malformed
+    assert shallow.text.split("\n", 1)[0] == deep.text.split("\n", 1)[0] == "Subject: " + \
+        "Life Insurance - Why Pay More?"
+    words = set(re.findall(r"\w+", shallow.text))
+    assert words <= set(re.findall(r"\w+", deep.text))  # every word, and the boundaries' noise besides
+    corpus = LabelledCorpus([str(tmp_path)], input_format="email")
+    assert [doc.source for doc in corpus] == [str(bomb)] and corpus.report.malformed == [str(bomb)]
+    verdict = run(["filter", filter_model, bomb], expect=None)
+    assert verdict.exit_code in (0, 1, 2) and verdict.stdout.startswith(f"{bomb}\t")
+    passed = run(["filter", "--passthrough", filter_model], input=bomb.read_bytes(), expect=None)
+    assert passed.exit_code in (0, 1, 2) and passed.stdout_bytes.count(b"X-Nbtext-Status: ") == 1
 
 
 def test_eval_of_a_filter_counts_the_verdicts_filter_gives(filter_model, mail_root, tmp_path):

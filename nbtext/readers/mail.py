@@ -97,9 +97,34 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     from_ann from_ann_example_com from_com from_example from_example_com
     """
     import email
+    import email.parser
     import email.policy
 
-    message = email.message_from_bytes(raw, policy=email.policy.compat32)
+    try:
+        message = email.message_from_bytes(raw, policy=email.policy.compat32)
+        parts, replaced, attachments, malformed, body_charset = _body(message)
+    except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
+        message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
+        body = str(message.get_payload()).encode("ascii", "surrogateescape")  # the bytes as they came
+        text, replaced = decode_part(body, None)
+        parts, attachments, malformed, body_charset = [text], 0, True, None
+    subject, lossy = _header_text(message.get("Subject", ""), body_charset)
+    # Kept as a "Subject:" line, even when empty: the word pair it makes with the first word
+    # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
+    # body's first word), and Subject-only stores read as they do as text.
+    parts.insert(0, f"Subject: {subject}" if "Subject" in message else "")
+    replaced |= lossy
+    tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [])]
+    if tokens:
+        parts.append(" ".join(tokens))
+    message_id = message.get("Message-ID")
+    return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
+                    str(message_id).strip() if message_id else None)
+
+
+def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, str | None]:
+    """The texts of a parsed message's text parts, whether bytes were replaced, how many
+    attachments were left out, whether the MIME was broken, and the charset its body declares."""
     malformed = _broken(message)
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
@@ -127,18 +152,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         text, lossy = decode_part(payload, charset)
         replaced |= lossy
         parts.append(html_to_text(text) if html else text)
-    subject, lossy = _header_text(message.get("Subject", ""), body_charset)
-    # Kept as a "Subject:" line, even when empty: the word pair it makes with the first word
-    # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
-    # body's first word), and Subject-only stores read as they do as text.
-    parts.insert(0, f"Subject: {subject}" if "Subject" in message else "")
-    replaced |= lossy
-    tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [])]
-    if tokens:
-        parts.append(" ".join(tokens))
-    message_id = message.get("Message-ID")
-    return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
-                    str(message_id).strip() if message_id else None)
+    return parts, replaced, attachments, malformed, body_charset
 
 
 def _broken(part: email.message.Message) -> bool:
