@@ -210,6 +210,39 @@ def test_a_tsv_header_row_is_not_a_document(tmp_path):
         ("spam", "Win cash")]
 
 
+@pytest.mark.parametrize(("name", "compress", "stream"), [
+    ("sms.tsv.gz", "gzip", "zcat"), ("sms.tsv", "gzip", "zcat"),  # a name need not say it
+    ("sms.csv.bz2", "bzip2", "bzcat"), ("sms.jsonl", "xz", "xzcat"), ("sms.csv", "xz", "xzcat")])
+def test_a_compressed_file_says_to_decompress_it(tmp_path, tickets_model, name, compress, stream):
+    """A gzipped TSV stopped with "cannot tell the format from the name or the first line",
+    or with --input-format tsv with "no TAB in line"; named .csv, its compressed bytes were
+    read as a header row. The error now names the compression and the command that writes the
+    text, which, put in a pipe, trains on every message."""
+    import bz2
+    import gzip
+    import lzma
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which(stream) is None:
+        pytest.skip(f"needs {stream}")
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes()
+    path = tmp_path / name
+    path.write_bytes({"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[compress](lines))
+    fix = f"decompress it first ({stream} {path} writes its text)"
+    args = ["--text-column", "v2"] if ".csv" in name or ".jsonl" in name else []
+    error = run(["train", path, *args, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == f"Error: {path}: {compress}-compressed, not text; {fix}\n"
+    piped = run(["predict", tickets_model, "-"], input=path.read_bytes(), expect=1).stderr
+    assert piped == (f"Error: <stdin>: {compress}-compressed, not text; decompress it in the pipe: {stream} FILE | "
+                     "nbtext ...\n")
+    trained = subprocess.run(f"{stream} {shlex.quote(str(path))} | {sys.executable} -m nbtext train - -o "
+                             f"{shlex.quote(str(tmp_path / 'm'))}", shell=True, capture_output=True, text=True)
+    assert trained.returncode == 0 and trained.stderr.startswith("read 5,574 documents\n")
+
+
 def test_bad_json_and_unknown_formats(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"label": "x", "text": "ok"}\n{"label": "x", "text": \n')
     with pytest.raises(DataError, match=r"a.jsonl:2: not valid JSON"):

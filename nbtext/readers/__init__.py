@@ -18,7 +18,7 @@ from ..errors import DataError
 from .folders import Entry, list_folder, read_files
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message, read_message_files
-from .report import Document, ReadReport, check_encoding, check_splits_into_lines, decode
+from .report import Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
@@ -162,6 +162,9 @@ class LabelledCorpus:
             raise DataError(f"{path}: no such file or folder")
         fmt = input_format or (_folder_format(path) if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
         if self.columns is not None and fmt not in ("csv", "tsv", "jsonl", "manifest"):  # else quietly unused
+            if fmt is None and os.path.isfile(path):  # sms.csv.gz: not named a table, but the fix is to decompress it
+                with open(path, "rb") as handle:
+                    check_not_compressed(handle.read(16), path)
             kind = "a folder" if os.path.isdir(path) else f"read as {fmt}" if fmt else "none of them"
             raise _no_table(path, _LABELLED_COLUMN_OPTIONS, kind=kind,
                             formats=f"{', '.join(_COLUMN_SUFFIXES)}, or --input-format csv, tsv or jsonl")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import shlex
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -206,12 +207,35 @@ def text_encoding(encoding: str, head: bytes, source: str) -> str:
 
 def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
     """A DataError for a line format in UTF-16 or UTF-32, whose newlines are not one byte:
-    lines are split as bytes, and would come apart mid-character."""
+    lines are split as bytes, and would come apart mid-character; or for a compressed file."""
+    check_not_compressed(head, source)
     wide = wide_encoding(head, encoding)
     if wide is not None:
         name = wide.upper().replace("-LE", "LE").replace("-BE", "BE")
         raise DataError(f"{source}: {name} text, which line formats cannot split into lines; "
                         f"convert it first: iconv -f {name} -t UTF-8")
+
+
+#: How compressed files start (no text does), their tool, and the command that writes one's
+#: text to stdout.
+_COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-9]1AY&SY"), "bzip2", "bzcat"),
+               (re.compile(rb"\xfd7zXZ\x00"), "xz", "xzcat"), (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "zstdcat"),
+               (re.compile(rb"PK\x03\x04"), "zip", "unzip -p"))
+
+
+def check_not_compressed(head: bytes, source: str) -> None:
+    """A DataError for a file (or stdin) whose first bytes ``head`` are a compressed file's,
+    which would be read as text and fail on its first line, or train on noise.
+
+    >>> check_not_compressed(b"\\x1f\\x8b\\x08\\x08", "a.gz")
+    Traceback (most recent call last):
+    nbtext.errors.DataError: a.gz: gzip-compressed, not text; decompress it first (zcat a.gz writes its text)
+    """
+    for magic, tool, command in _COMPRESSED:
+        if magic.match(head):
+            fix = (f"decompress it in the pipe: {command} FILE | nbtext ..." if source == "<stdin>" else
+                   f"decompress it first ({command} {shlex.quote(source)} writes its text)")
+            raise DataError(f"{source}: {tool}-compressed, not text; {fix}")
 
 
 def _escape_bytes(error: UnicodeError) -> tuple[str, int]:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from ..errors import DataError
 from .folders import read_bytes
 from .lines import json_kind
-from .report import (ESCAPE_BYTES, Document, ReadReport, check_splits_into_lines, decode, decode_file,
-                     marked_encoding, text_encoding, unescape, without_bom)
+from .report import (ESCAPE_BYTES, Document, ReadReport, check_not_compressed, check_splits_into_lines, decode,
+                     decode_file, marked_encoding, text_encoding, unescape, without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -47,7 +47,8 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
     with open(path, "rb") as handle:
-        head = handle.read(4)
+        head = handle.read(16)
+    check_not_compressed(head, path)
     codec, marked = text_encoding(encoding, head, path), marked_encoding(head, encoding)
     with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
         lines = _Lines(handle)
