@@ -167,13 +167,18 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     """
     if not spec:
         return dict(DEFAULT_GRID)
+    where = ""
     if os.path.isfile(spec):
-        with open(spec, encoding="utf-8") as file:
-            spec = file.read()
+        where = f"{spec}: "
+        with open(spec, "rb") as file:
+            spec = file.read().decode("utf-8", "replace")
+    elif not spec.lstrip().startswith("{"):  # a file name mistyped, not JSON mistyped
+        raise DataError(f"{spec}: no such file, nor a JSON object; e.g. '{{\"alpha\": [0.1, 1.0]}}'")
     try:
         grid = json.loads(spec)
     except json.JSONDecodeError as error:
-        raise DataError(f"not JSON ({error.msg}); e.g. '{{\"alpha\": [0.1, 1.0]}}'") from None
+        at = f", line {error.lineno}" if where else ""
+        raise DataError(f"{where}not JSON ({error.msg}{at}); e.g. '{{\"alpha\": [0.1, 1.0]}}'") from None
     if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
         raise DataError("expected an object of non-empty lists")
     unknown = sorted(set(grid) - GRID_KEYS)

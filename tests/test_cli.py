@@ -766,6 +766,21 @@ def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message
     assert "Traceback" not in result.stderr and "read 243" not in result.stderr
 
 
+def test_a_grid_file_mistyped_or_broken_is_named(tmp_path):
+    """--grid mygrid.json, mistyped, said "not JSON (Expecting value)", as if the name were the
+    JSON; a broken grid file did not say it was the file, nor where."""
+    refused = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", "my-grid.json"], expect=2).stderr
+    assert refused.endswith("Error: Invalid value for --grid: my-grid.json: no such file, nor a JSON object; e.g. "
+                            "'{\"alpha\": [0.1, 1.0]}'\n")
+    broken = tmp_path / "grid.json"
+    broken.write_text('{"alpha": [0.1, 0.3],\n "idf": [true false]}\n')
+    refused = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", broken], expect=2).stderr
+    assert refused.endswith(f"Error: Invalid value for --grid: {broken}: not JSON (Expecting ',' delimiter, line 2); "
+                            "e.g. '{\"alpha\": [0.1, 1.0]}'\n")
+    broken.write_text('{"alpha": [0.1, 0.3],\n "idf": [true, false]}\n')
+    assert "best accuracy" in run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", broken]).stderr
+
+
 @pytest.mark.parametrize(("command", "low", "high"), [("train", "5", "2"), ("train", "0.5", "0.2"),
                                                      ("eval", "5", "2")])
 def test_document_frequencies_the_wrong_way_round_are_told_before_anything_is_read(tmp_path, command, low, high):
