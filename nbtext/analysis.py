@@ -209,8 +209,9 @@ TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "all-words"
 TOKENS = tuple(TOKENIZERS)
 
 
-def load_stop_words(spec: str | None) -> frozenset[str]:
-    """``english`` (scikit-learn's list), a file of one word per line, or nothing."""
+def load_stop_words(spec: str | None, *, lowercase: bool = True) -> frozenset[str]:
+    """``english`` (scikit-learn's list), a file of one word per line (UTF-8), or nothing; a
+    file's words lowercased where the text is, or "The" would never meet the token "the"."""
     if not spec:
         return frozenset()
     if spec == "english":
@@ -218,7 +219,13 @@ def load_stop_words(spec: str | None) -> frozenset[str]:
 
         return frozenset(ENGLISH_STOP_WORDS)
     try:
-        with open(spec, encoding="utf-8") as handle:
-            return frozenset(line.strip() for line in handle if line.strip())
+        with open(spec, "rb") as handle:
+            text = handle.read().decode("utf-8")
     except OSError as error:
-        raise DataError(f"cannot read stop-word file {spec}: {error.strerror}") from None
+        hint = "; scikit-learn's list is written english" if spec.lower() == "english" else ""
+        raise DataError(f"cannot read stop-word file {spec}: {error.strerror}{hint}") from None
+    except UnicodeDecodeError as error:
+        raise DataError(f"stop-word file {spec}: not UTF-8 (byte {error.object[error.start]:#04x} at {error.start}); "
+                        f"convert it first: iconv -f LATIN1 -t UTF-8") from None
+    words = (line.strip() for line in text.splitlines())
+    return frozenset(word.lower() if lowercase else word for word in words if word)

@@ -192,7 +192,8 @@ def analyzer_options(command: Callable) -> Callable:
                           "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (README)."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
         click.option("--stop-words", metavar="english|FILE",
-                     help="Drop these words: scikit-learn's English list, or a file with one word a line."),
+                     help="Drop these words: scikit-learn's English list, or a UTF-8 file with one word a line "
+                          "(lowercased, as the text is, unless --no-lowercase)."),
         click.option("--min-df", default="1", show_default=True, callback=_df,
                      help="Drop terms in fewer documents than this (a count, or a proportion like 0.01)."),
         click.option("--max-df", default="1.0", show_default=True, callback=_df,
@@ -427,10 +428,10 @@ def _setup(options: dict[str, Any]):
 
     # Character n-grams find no words: the default tokens are the word analyzer's.
     tokens = options["tokens"] or (DEFAULT_ANALYZER.tokens if options["analyzer"] == "word" else Analyzer.tokens)
+    stop_words = load_stop_words(options["stop_words"], lowercase=options["lowercase"])
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         char_ngrams=options["char_ngrams"], tokens=tokens, lowercase=options["lowercase"],
-                        stop_words=load_stop_words(options["stop_words"]), headers=options["headers"] or (),
-                        hash_features=options["hash_features"])
+                        stop_words=stop_words, headers=options["headers"] or (), hash_features=options["hash_features"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
     settings = {name: options[name] for name in NB_OPTIONS}

@@ -184,6 +184,30 @@ def test_stop_words_from_a_file(tmp_path):
         load_stop_words(str(tmp_path / "missing.txt"))
 
 
+def test_a_stop_word_file_is_read_as_the_text_is(tmp_path):
+    """Words written capitalised ("The") never met the lowercased tokens, so they stayed in the
+    model without a word; a file not in UTF-8 ended in a UnicodeDecodeError traceback."""
+    from nbtext.model import Model
+
+    from .conftest import TICKETS, run
+
+    path = tmp_path / "stop.txt"
+    path.write_text("The\nAND\nMy\n")
+    run(["train", TICKETS / "train", "--stop-words", path, "-o", tmp_path / "m"])
+    words = {word for term in Model.load(tmp_path / "m").terms for word in term.split(" ")}
+    assert not {"the", "and", "my"} & words and {"invoice", "parcel"} <= words
+    run(["train", TICKETS / "train", "--stop-words", path, "--no-lowercase", "-o", tmp_path / "cased"])
+    words = {word for term in Model.load(tmp_path / "cased").terms for word in term.split(" ")}
+    assert not {"The", "My"} & words and {"the", "my"} <= words  # as written, where case is kept
+    path.write_bytes("der\ndie\nf\u00fcr\n".encode("latin-1"))
+    error = run(["train", TICKETS / "train", "--stop-words", path, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: stop-word file {path}: not UTF-8 (byte 0xfc at 9); convert it first: iconv -f LATIN1 "
+                     "-t UTF-8\n")
+    error = run(["train", TICKETS / "train", "--stop-words", "English", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.endswith("cannot read stop-word file English: No such file or directory; scikit-learn's list is "
+                          "written english\n")
+
+
 def test_packed_terms_are_searched_without_unpacking():
     from nbtext.counting import PackedTerms, pack_terms
 
