@@ -106,6 +106,10 @@ def train_summary(model, output: str, file: IO[str] | None = None, *, verb: str 
           f"in {summary['seconds']:.1f}s -> {output}", file=file)
     for label, n in per_class.items():
         print(f"  {label:<{width}}  {n:>8,}", file=file)
+    single = sum(n == 1 for n in per_class.values())
+    if len(per_class) > MATRIX_CLASSES and single * 2 > len(per_class):  # ids, or texts, read as labels
+        print(f"{single:,} of the {len(per_class):,} classes have one document each: is the label read from "
+              "the right column or field?", file=file)
     buckets = model.analyzer.hash_features
     print(f"vocabulary: {summary['vocabulary_size']:,} terms "
           f"(of {summary['terms_seen']:,} seen)" + (f", hashed into {buckets:,} buckets" if buckets else ""),
@@ -254,10 +258,21 @@ def leaderboard(trials: list, metric: str, fmt: str = "table", *, total: int, fi
     _print_whole(console(file, width=width), table)
 
 
+#: The most classes shown as a confusion matrix (R52 has 52); with more, its table would be
+#: unreadable and take minutes to lay out (a label column mistaken for ids: one class a row).
+MATRIX_CLASSES = 60
+#: How many of the most frequent confusions are listed instead.
+TOP_CONFUSIONS = 20
+
+
 def _confusion_matrix(out, labels: list[str], counts: list[list[int]]):
     """The confusion matrix, rows the true class: columns named by their classes when that fits
-    the console, else numbered as the rows are (as Weka does), so that no name is cut short."""
+    the console, else numbered as the rows are (as Weka does), so that no name is cut short.
+    Past MATRIX_CLASSES classes, the most frequent confusions instead."""
     from rich.table import Table
+
+    if len(labels) > MATRIX_CLASSES:
+        return _top_confusions(labels, counts)
 
     cells = [[str(n) if n else "." for n in row] for row in counts]
     named = Table("true \\ predicted", *labels, box=None, title="confusion matrix", title_justify="left")
@@ -271,6 +286,25 @@ def _confusion_matrix(out, labels: list[str], counts: list[list[int]]):
     for number, (label, row) in enumerate(zip(labels, cells), 1):
         numbered.add_row(f"{number:>{digits}} {label}", *row)
     return numbered
+
+
+def _top_confusions(labels: list[str], counts: list[list[int]]):
+    """The TOP_CONFUSIONS largest cells off the diagonal, largest first (ties by true class)."""
+    import numpy as np
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    matrix = np.asarray(counts)
+    np.fill_diagonal(matrix, 0)
+    rows, columns = np.nonzero(matrix)
+    order = np.lexsort((columns, rows, -matrix[rows, columns]))[:TOP_CONFUSIONS]
+    table = Table("true", "predicted", "documents", box=None)
+    for i in order:
+        table.add_row(labels[rows[i]], labels[columns[i]], f"{matrix[rows[i], columns[i]]:,}")
+    title = (f"most frequent confusions ({len(labels):,} classes, too many for a confusion matrix; --format json "
+             "has it whole)")
+    return Group(Text(title, style="italic"), table)
 
 
 def _natural_width(out, table) -> int:

@@ -79,3 +79,33 @@ def test_the_table_report_prints_every_name_and_count_whole(news_predictions):
     rows = [line.split() for line in lines[title + 2:title + 22]]
     assert [row[:2] for row in rows] == [[str(i), label] for i, label in enumerate(report["labels"], 1)]
     assert [[0 if n == "." else int(n) for n in row[2:]] for row in rows] == report["confusion_matrix"]
+
+
+def test_thousands_of_classes_list_the_most_frequent_confusions(tmp_path):
+    """An SMS table with its line numbers read as labels (the label column mistaken): train
+    listed 5,574 classes without a word, and eval spent minutes laying out a confusion matrix
+    of 2,000 columns (stopped after 5). eval now lists the largest confusions and train asks
+    whether the label is the right column."""
+    import json
+
+    from .conftest import run
+
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines()
+    numbered = tmp_path / "numbered.tsv"
+    numbered.write_bytes(b"".join(b"%d\t%s\n" % (n, line.partition(b"\t")[2]) for n, line in enumerate(lines, 1)))
+    trained = run(["train", numbered, "-o", tmp_path / "m"]).stderr
+    assert "\n5,574 of the 5,574 classes have one document each: is the label read from the right column or field?\n" \
+        in trained
+    test = tmp_path / "test.tsv"
+    test.write_bytes(b"".join(numbered.read_bytes().splitlines(keepends=True)[:1500]))
+    table = run(["eval", tmp_path / "m", test]).stdout.splitlines()
+    report = json.loads(run(["eval", tmp_path / "m", test, "--format", "json"]).stdout)
+    labels, matrix = report["labels"], np.array(report["confusion_matrix"])
+    title = table.index(f"most frequent confusions ({len(labels):,} classes, too many for a confusion matrix; "
+                        "--format json has it whole)")
+    assert table[title + 1].split() == ["true", "predicted", "documents"]
+    listed = [line.split() for line in table[title + 2:title + 22]]
+    np.fill_diagonal(matrix, 0)
+    cells = sorted((-matrix[i, j], i, j) for i, j in zip(*np.nonzero(matrix)))[:20]
+    assert listed == [[labels[i], labels[j], str(-n)] for n, i, j in cells]
+    assert len(listed) == 20 and not any(line.startswith("confusion matrix") for line in table)
