@@ -56,6 +56,9 @@ def connect(address: str):
         return Client(address, timeout="10s")
     except OSError as error:
         raise DataError(f"--dask {address}: cannot reach the scheduler ({error})") from None
+    except (ValueError, TypeError) as error:  # "missing port number in address", an unknown protocol
+        raise DataError(f"--dask {address}: not a scheduler address ({error}); expected one such as "
+                        "tcp://HOST:8786, or local[:N]") from None
 
 
 def shard_entries(entries: Sequence[Entry], shard_bytes: int = SHARD_BYTES) -> list[list[Entry]]:

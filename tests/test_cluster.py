@@ -120,6 +120,17 @@ def test_a_path_the_workers_cannot_read_is_named(cluster, tmp_path):
     assert f"cannot read {gone}" in str(error.value) and "same path" in str(error.value)
 
 
+@pytest.mark.parametrize(("address", "why"), [("nonsense", "missing port number in address 'nonsense'"),
+                                            ("tcp://host:port", "invalid literal for int() with base 10: 'port'")])
+def test_an_address_that_is_no_scheduler_address_is_one_line(tmp_path, tickets_model, address, why):
+    """--dask nonsense (a variable left empty, a host without its port) ended in a ValueError
+    traceback from Dask."""
+    for args in (["train", TICKETS / "train", "-o", tmp_path / "m"], ["predict", tickets_model, TICKETS / "test"]):
+        result = run([*args, "--dask", address], expect=1)
+        assert result.stderr.endswith(f"Error: --dask {address}: not a scheduler address ({why}); expected one such as "
+                                      "tcp://HOST:8786, or local[:N]\n")
+
+
 def test_line_files_are_refused_with_a_reason(cluster, tmp_path):
     data = tmp_path / "docs.tsv"
     data.write_text("a\tone\nb\ttwo\n")
