@@ -816,10 +816,8 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None) -> dict[st
     log_proba = np.vstack(blocks)
     report = evaluate(y_true, log_proba, model.classes)
     if spam_filter is not None:
-        report["filter"] = {"spam_label": spam_filter.label, "spam_cutoff": spam_filter.spam_cutoff,
-                            "ham_cutoff": spam_filter.ham_cutoff,
-                            **spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
-                                                 np.array(y_true) == spam_filter.label)}
+        report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
+                                              np.array(y_true) == spam_filter.label)
     return report
 
 

@@ -117,9 +117,9 @@ class SpamFilter:
         return np.where(scores >= self.spam_cutoff, EXIT_SPAM, np.where(scores < self.ham_cutoff, EXIT_HAM, EXIT_UNSURE))
 
     def judged(self, scores: np.ndarray, is_spam: np.ndarray) -> dict[str, Any]:
-        """How this filter's verdicts at its cut-offs fare on messages of known class: the ham
-        called spam (the costly error), the spam caught and the messages left unsure, each as
-        a count and a share (0 where there are no such messages).
+        """How this filter's verdicts at its cut-offs (named first) fare on messages of known
+        class: the ham called spam (the costly error), the spam caught and the messages left
+        unsure, each as a count and a share (0 where there are no such messages).
 
         >>> SpamFilter("spam", 0.99, 0.5).judged(np.array([0.1, 0.995, 0.6, 0.999]),
         ...                                      np.array([False, False, True, True]))["spam_recall"]
@@ -130,6 +130,7 @@ class SpamFilter:
         unsure, n_spam = int(np.sum(verdicts == EXIT_UNSURE)), int(np.sum(is_spam))
         n_ham = len(is_spam) - n_spam
         return {
+            "spam_label": self.label, "spam_cutoff": self.spam_cutoff, "ham_cutoff": self.ham_cutoff,
             "ham_false_positives": ham_lost, "n_ham": n_ham, "spam_caught": caught, "n_spam": n_spam,
             "unsure": unsure, "n_messages": len(is_spam),
             "ham_false_positive_rate": ham_lost / n_ham if n_ham else 0.0,
