@@ -482,15 +482,15 @@ def _trained_columns(corpus, data) -> dict[str, str | None] | None:
 _COLUMN_OPTIONS = ("text_column", "label_column", "id_column")
 
 
-def _remembered_columns(model, paths, *names: str) -> dict[str, str | None]:
-    """The column options (of ``names``: text_column, label_column, id_column) MODEL was trained
-    with, where every path is a CSV or JSONL file to read the same way; else none."""
+def _remembered_columns(model, paths, given: dict[str, str | None]) -> dict[str, str | None]:
+    """The column options ``given`` (of text_column, label_column, id_column), or where none
+    was, those MODEL was trained with, if every path is a CSV or JSONL file to read the same way."""
     from .readers import table_kind
 
     trained = model.summary.get("columns")
-    if not trained or not paths or not all(table_kind(path) == "records" for path in paths):
-        return {}
-    return {name: trained[name.removesuffix("_column")] for name in names}
+    if any(given.values()) or not trained or not paths or not all(table_kind(path) == "records" for path in paths):
+        return given
+    return {name: trained[name.removesuffix("_column")] for name in given}
 
 
 def _note_tables_read_whole(paths) -> None:
@@ -578,8 +578,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
         analyzer = base.analyzer
-        if not any(options[name] for name in _COLUMN_OPTIONS):  # the columns the model was trained on
-            options.update(_remembered_columns(base, data, *_COLUMN_OPTIONS))
+        options.update(_remembered_columns(base, data, {name: options[name] for name in _COLUMN_OPTIONS}))
     _not_over_the_data(output, data)
     input_format = options["input_format"] or (base.summary.get("input_format") if base else None)
     if base is None:
@@ -784,8 +783,7 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
         spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
     elif spam_cutoff is not None or ham_cutoff is not None:
         raise click.UsageError(f"--spam-cutoff and --ham-cutoff are for a spam filter; {model_path} is none")
-    if not any(options[name] for name in _COLUMN_OPTIONS):
-        options.update(_remembered_columns(model, data, *_COLUMN_OPTIONS))
+    options.update(_remembered_columns(model, data, {name: options[name] for name in _COLUMN_OPTIONS}))
     corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
     with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
@@ -958,9 +956,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     k = min(top_k, len(model.classes))
     report = ReadReport()
     input_format = input_format or _trained_format(model)
-    if not (text_column or id_column):
-        remembered = _remembered_columns(model, paths, "text_column", "id_column")
-        text_column, id_column = remembered.get("text_column"), remembered.get("id_column")
+    named = _remembered_columns(model, paths, {"text_column": text_column, "id_column": id_column})
+    text_column, id_column = named["text_column"], named["id_column"]
     columns = _columns(text_column, None, id_column)
     if columns is None:
         _note_tables_read_whole(paths)
