@@ -67,6 +67,9 @@ def stratified_folds(labels: Sequence[str], k: int, seed: int) -> np.ndarray:
         raise DataError("cross-validation needs at least 2 folds")
     classes = list(_shuffled_classes(labels, seed))
     largest = max((len(members) for members in classes), default=0)
+    if largest < 2:
+        raise DataError(f"no class has more than {largest:,} {plural(largest, 'document')}: cross-validation needs a "
+                        "class of 2 or more to fill 2 folds; label more documents")
     if k > largest:  # each class fills folds from the first, so the last ones would hold nothing
         raise DataError(f"{k} folds, but the largest class has {largest:,} {plural(largest, 'document')}: some folds "
                         f"would have nothing to test; use at most {largest:,}")

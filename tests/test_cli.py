@@ -641,6 +641,18 @@ def test_more_folds_than_the_largest_class_is_a_clear_error(tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+def test_cross_validating_one_document_a_class_is_a_clear_error(tmp_path):
+    """With one document in every class no fold count works; the error said "use at most 1"
+    folds, which --cv refuses."""
+    data = tmp_path / "two.tsv"
+    data.write_text("billing\tmy invoice is wrong\nshipping\twhere is my parcel\n")
+    error = "Error: no class has more than 1 document: cross-validation needs a class of 2 or more to fill 2 " \
+            "folds; label more documents"
+    for command in (["eval", "--cv", "2", data], ["tune", data, "-o", tmp_path / "m", "--grid", '{"alpha": [1]}']):
+        assert run(command, expect=1).stderr.splitlines()[-1] == error
+    assert not (tmp_path / "m").exists()
+
+
 def test_eval_cv_hashes_features_when_asked():
     """--cv keeps every analyzer option: 16 buckets cannot tell the tickets apart as words can."""
     line = run(["eval", "--cv", "5", TICKETS / "train", "--hash-features", "16"]).stdout

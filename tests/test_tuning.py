@@ -55,13 +55,6 @@ def test_folds_counted_from_the_text_equal_the_analyzed_features(sms_documents, 
     """The search counts the folds straight from the text where the word table covers the
     analyzer; the counts, and each held-out fold's counts over its training terms, are the
     analyzed features' bit for bit, so the search picks what it picked before (README's tables)."""
-    import itertools
-
-    from nbtext.counting import count_features
-    from nbtext.tuning import _counted_over, counts_by_fold
-
-    from .conftest import assert_same_counts, assert_same_matrix
-
     texts, labels = [doc.text for doc in sms_documents], [doc.label for doc in sms_documents]
     features = [analyzer(text) for text in texts]
     folds = stratified_folds(labels, 3, 0)
