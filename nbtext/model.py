@@ -126,9 +126,9 @@ class Model:
     def classes(self) -> list[str]:
         return list(self.counts.classes)
 
-    def vectorize(self, texts: Sequence[str]) -> CountMatrix:
+    def vectorize(self, texts: Iterable[str]) -> CountMatrix:
         """Documents x vocabulary counts for ``texts`` (unknown features are ignored)."""
-        _check_texts(texts)
+        texts = _texts(texts)
         return self._counted(self._table_for(texts), texts)
 
     def _counted(self, table: WordTable | None, texts: Sequence[str]) -> CountMatrix:
@@ -182,10 +182,10 @@ class Model:
             return matrix
         return weigh_rows(matrix, tf=self.counts.tf, doc_norm=self.counts.doc_norm, column_weights=self._idf)
 
-    def predict_log_proba(self, texts: Sequence[str]) -> np.ndarray:
+    def predict_log_proba(self, texts: Iterable[str]) -> np.ndarray:
         """Log-probability of each class (in ``classes`` order) for each text; tempered when
         the model was trained with ``--calibrate``."""
-        _check_texts(texts)
+        texts = _texts(texts)
         table = self._table_for(texts)
         threads, blocks = self._thread_blocks(texts) if table is not None else (1, [texts])
         score = functools.partial(self._scored, table)
@@ -233,7 +233,7 @@ class Model:
         cuts = [0, *np.searchsorted(ends, ends[-1] * np.arange(1, n) / n).tolist(), len(texts)]
         return min(threads, n), [texts[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
 
-    def predict(self, texts: Sequence[str]) -> list[str]:
+    def predict(self, texts: Iterable[str]) -> list[str]:
         """The most probable label of each text."""
         return [self.classes[i] for i in np.argmax(self.predict_log_proba(texts), axis=1)]
 
@@ -334,15 +334,19 @@ def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
     return message
 
 
-def _check_texts(texts: Sequence[str]) -> None:
-    """A TypeError for one string given where a list of documents belongs, or for a document
-    that is not a string (None, a number, undecoded bytes)."""
+def _texts(texts: Iterable[str]) -> Sequence[str]:
+    """``texts`` as a list or tuple (a generator is read once, here, so nothing is lost to the
+    checks), with a TypeError for one string given where a list of documents belongs, or for a
+    document that is not a string (None, a number, undecoded bytes)."""
     if isinstance(texts, str):
         raise TypeError("texts must be a list of documents, not one string")
+    if not isinstance(texts, (list, tuple)):
+        texts = list(texts)
     if not all(isinstance(text, str) for text in texts):
         i, text = next((i, text) for i, text in enumerate(texts) if not isinstance(text, str))
         fix = "; decode bytes first" if isinstance(text, (bytes, bytearray)) else ""
         raise TypeError(f"texts[{i}] is {type(text).__name__}, not a string{fix}")
+    return texts
 
 
 class _SortedLookup:

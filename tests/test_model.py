@@ -58,6 +58,19 @@ def test_a_document_that_is_not_a_string_is_named(model, test_texts, texts, mess
         model.predict([*many, None])
 
 
+def test_texts_may_come_as_any_iterable(model, test_texts):
+    """A generator of texts was used up by the check that each is a string, and predict
+    answered [] for it: every document silently lost."""
+    expected = model.predict(test_texts)
+    assert len(expected) == 120
+    for texts in (iter(test_texts), (text for text in test_texts), tuple(test_texts), np.array(test_texts)):
+        assert model.predict(texts) == expected
+    np.testing.assert_array_equal(model.predict_log_proba(iter(test_texts)), model.predict_log_proba(test_texts))
+    assert model.vectorize(iter(test_texts)).indptr.tolist() == model.vectorize(test_texts).indptr.tolist()
+    with pytest.raises(TypeError, match=r"texts\[2\] is NoneType"):
+        model.predict(iter(["ok", "ok", None]))
+
+
 def test_same_data_gives_the_same_model_bytes(tmp_path):
     for name in ("a", "b"):
         train(LabelledCorpus([str(TICKETS / "train")])).save(tmp_path / name)
