@@ -35,9 +35,15 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     >>> math.isclose(report["log_loss"], -(math.log(0.9) + math.log(0.4) + math.log(0.8)) / 3)
     True
     """
+    if isinstance(y_true, str):
+        raise TypeError("y_true must be a list of labels, not one string")
     classes = list(classes)
     y_true = list(y_true)
     n = len(y_true)
+    log_proba = np.asarray(log_proba)
+    if log_proba.shape != (n, len(classes)):
+        raise ValueError(f"log_proba must have a row per label and a column per class, ({n}, {len(classes)}); "
+                         f"it has shape {log_proba.shape}")
     predicted = [classes[i] for i in np.argmax(log_proba, axis=1)] if n else []
     labels = sorted(set(y_true) | set(predicted))  # as scikit-learn: no row for a class neither seen nor predicted
     index = {label: i for i, label in enumerate(labels)}
@@ -64,9 +70,9 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     return {
         "n_documents": n,
         "accuracy": float(hits.sum() / n) if n else float("nan"),
-        "macro_f1": float(f1.mean()),
+        "macro_f1": _mean(f1),
         "weighted_f1": float(weights @ f1),
-        "macro_avg": {"precision": float(precision.mean()), "recall": float(recall.mean()), "f1": float(f1.mean())},
+        "macro_avg": {"precision": _mean(precision), "recall": _mean(recall), "f1": _mean(f1)},
         "weighted_avg": {"precision": float(weights @ precision), "recall": float(weights @ recall), "f1": float(weights @ f1)},
         "log_loss": log_loss,
         "ece": calibration["ece"] if known else float("nan"),
@@ -85,3 +91,8 @@ def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     out = np.zeros_like(top)
     np.divide(top, bottom, out=out, where=np.asarray(bottom) > 0)
     return out
+
+
+def _mean(values: np.ndarray) -> float:
+    """The mean, nan for no values (no documents), without numpy's warning."""
+    return float(values.mean()) if values.size else float("nan")

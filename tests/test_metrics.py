@@ -61,6 +61,19 @@ def test_evaluate_equals_scikit_learn(news_predictions, groups):
         assert 2 < len(ours["labels"]) < 20
 
 
+def test_labels_and_scores_that_do_not_line_up_are_refused(news_predictions):
+    """A label list one short of the scores gave an accuracy of 2.0 for [a] against two rows;
+    the rows must match the labels and the columns the classes."""
+    y_true, log_proba, classes = news_predictions
+    with pytest.raises(ValueError, match=rf"\({len(y_true) - 1}, 20\); it has shape \({len(y_true)}, 20\)$"):
+        evaluate(y_true[1:], log_proba, classes)
+    with pytest.raises(ValueError, match=r"\(2, 19\); it has shape \(2, 20\)$"):
+        evaluate(y_true[:2], log_proba[:2], classes[1:])
+    with pytest.raises(TypeError, match="not one string"):
+        evaluate("rec.autos", log_proba[:1], classes)
+    assert evaluate([], log_proba[:0], classes)["n_documents"] == 0
+
+
 def test_the_table_report_prints_every_name_and_count_whole(news_predictions):
     """Written to a file (80 columns), the 20 groups' matrix is too wide to head its columns
     with names: they are numbered as the rows are, and no name or count is cut to an ellipsis.
