@@ -130,6 +130,8 @@ class NaiveBayes:
         weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if weights.shape != (X.shape[0],):
             raise ValueError(f"sample_weight has shape {weights.shape}, expected ({X.shape[0]},)")
+        if not (np.isfinite(weights).all() and (weights >= 0).all()):
+            raise ValueError("sample_weight must be finite and not negative")
         statistic = self._statistic(X)
         self.feature_count_ += statistic.column_sums_by(y_index, len(self.classes_), weights)
         self.class_count_ += np.bincount(y_index, weights=weights, minlength=len(self.classes_))
@@ -218,6 +220,7 @@ class NaiveBayes:
         self._check_fitted()
         X = CountMatrix.coerce(X)
         self._check_n_features(X)
+        self._check_finite(X)
         X = self._statistic(X)
         rows, slot_of = self._weight_rows_for(X.indices)
         return CountMatrix(X.indptr, slot_of, X.data, len(rows)).dot_by_feature(rows) + self._jll_bias()
@@ -280,9 +283,14 @@ class NaiveBayes:
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has shape {y.shape}")
+        self._check_finite(X)
         if X.data.size and X.data.min() < 0:
             raise ValueError(f"negative values in X; {type(self).__name__} needs counts")
         return X, y
+
+    def _check_finite(self, X: CountMatrix) -> None:
+        if not np.isfinite(X.data).all():
+            raise ValueError(f"X holds NaN or infinity; {type(self).__name__} needs counts")
 
     # --- what a variant provides ---------------------------------------------------------
 

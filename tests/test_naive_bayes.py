@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -146,6 +147,26 @@ def test_works_in_pipeline_with_clone_and_grid_search():
     copy = clone(ComplementNB(alpha=0.5, norm=True))
     assert copy.get_params() == {"alpha": 0.5, "class_prior": None, "fit_prior": True, "norm": True}
     assert repr(copy) == "ComplementNB(alpha=0.5, norm=True)"
+
+
+@pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
+def test_counts_that_are_not_finite_are_refused(ours, theirs, extra):
+    """A NaN or an infinity among the counts trained a model whose every score was NaN (and
+    Complement NB warned of invalid values); scikit-learn refuses them, and so do we."""
+    variant = functools.partial(ours, **extra)
+    name = ours.__name__
+    fitted = variant().fit([[1, 0], [0, 1]], ["a", "b"])
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match=f"^X holds NaN or infinity; {name} needs counts$"):
+            variant().fit(np.array([[bad, 1], [1, 0]]), ["a", "b"])
+        with pytest.raises(ValueError, match="Input X contains"):  # the oracle agrees
+            theirs(**extra).fit(np.array([[bad, 1], [1, 0]]), ["a", "b"])
+        with pytest.raises(ValueError, match="X holds NaN or infinity"):
+            fitted.predict(sp.csr_matrix(np.array([[bad, 1]])))
+        with pytest.raises(ValueError, match="^sample_weight must be finite and not negative$"):
+            variant().fit([[1, 0], [0, 1]], ["a", "b"], sample_weight=[1, bad])
+    with pytest.raises(ValueError, match="sample_weight must be finite"):
+        variant().fit([[1, 0], [0, 1]], ["a", "b"], sample_weight=[1, -1])
 
 
 def test_errors_say_what_is_wrong():
