@@ -911,7 +911,8 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
 @cli.command()
 @model_argument
 @click.argument("paths", nargs=-1, metavar="[PATH...|-]")
-@click.option("--proba", is_flag=True, help="Also print the probability of each printed label.")
+@click.option("--proba", is_flag=True, help="Also print the probability of each printed label (for a spam "
+              "filter, the calibrated score nbtext filter gives).")
 @click.option("--top-k", type=click.IntRange(min=1), default=1, show_default=True,
               help="Print the K most probable labels, best first.")
 @format_option("tsv", "jsonl")

@@ -184,7 +184,8 @@ class Model:
 
     def predict_log_proba(self, texts: Iterable[str]) -> np.ndarray:
         """Log-probability of each class (in ``classes`` order) for each text; tempered when
-        the model was trained with ``--calibrate``."""
+        the model was trained with ``--calibrate``, and for a spam filter, its calibrated
+        spam score (``SpamFilter.calibrated``)."""
         texts = _texts(texts)
         table = self._table_for(texts)
         threads, blocks = self._thread_blocks(texts) if table is not None else (1, [texts])
@@ -200,6 +201,10 @@ class Model:
             from .calibration import tempered
 
             log_proba = tempered(log_proba, self.settings["calibration"]["temperature"])
+        if self.settings["spam"]:
+            from .spam import SpamFilter
+
+            log_proba = SpamFilter(**self.settings["spam"]).calibrated(log_proba, self.classes)
         return log_proba
 
     def scored_as_empty(self, log_proba: np.ndarray) -> np.ndarray:

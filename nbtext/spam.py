@@ -108,9 +108,20 @@ class SpamFilter:
         return self.scores_of(model.predict_log_proba(texts), model.classes)
 
     def scores_of(self, log_proba: np.ndarray, classes: Sequence[str]) -> np.ndarray:
-        """The calibrated spam probability of each row of a model's ``log_proba``."""
-        log_odds = spam_log_odds(log_proba, classes, self.label)
-        return _sigmoid(self.slope * log_odds + self.intercept)
+        """The calibrated spam probability of each row of a filter model's ``log_proba``
+        (``Model.predict_log_proba``, which has calibrated them)."""
+        return np.exp(log_proba[:, list(classes).index(self.label)])
+
+    def calibrated(self, log_proba: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+        """The Naive Bayes class log-probabilities ``log_proba`` made the filter's: the spam
+        class's is the log of the Platt-scaled score, and the other classes share the rest in
+        the proportions the Naive Bayes model gave them. ``predict --proba``, ``eval`` and
+        ``filter`` then give one message one probability of spam."""
+        spam, rest = _spam_and_rest(log_proba, classes, self.label)
+        z = self.slope * (log_proba[:, spam] - rest) + self.intercept
+        out = log_proba - rest[:, None] - np.logaddexp(0.0, z)[:, None]
+        out[:, spam] = -np.logaddexp(0.0, -z)  # log of _sigmoid(z), to the bit
+        return out
 
     def verdicts(self, scores: np.ndarray) -> np.ndarray:
         """0 (Spam), 1 (Ham) or 2 (Unsure) for each score: indices into VERDICTS, and exit statuses."""
@@ -141,9 +152,14 @@ class SpamFilter:
 
 def spam_log_odds(log_proba: np.ndarray, classes: Sequence[str], label: str) -> np.ndarray:
     """log P(spam | x) - log P(not spam | x) from a model's class log-probabilities."""
+    spam, rest = _spam_and_rest(log_proba, classes, label)
+    return log_proba[:, spam] - rest
+
+
+def _spam_and_rest(log_proba: np.ndarray, classes: Sequence[str], label: str) -> tuple[int, np.ndarray]:
+    """The spam column, and log P(not spam | x) for each row."""
     spam = list(classes).index(label)
-    rest = np.delete(log_proba, spam, axis=1)
-    return log_proba[:, spam] - np.logaddexp.reduce(rest, axis=1)
+    return spam, np.logaddexp.reduce(np.delete(log_proba, spam, axis=1), axis=1)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

@@ -16,12 +16,14 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from nbtext.cli import cli
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
 from nbtext.spam import (
-    FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, choose_cutoffs, fit_platt, spam_log_odds, train_filter,
+    FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, SpamFilter, choose_cutoffs, fit_platt, spam_log_odds,
+    train_filter,
 )
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
@@ -88,7 +90,8 @@ def _payload_counts(path):
 
 def test_the_accuracy_benchmark_trains_mail_as_nbtext_train_does(filter_model, mail_root):
     """`benchmarks/accuracy.py --input-format email` scores what `nbtext train --input-format
-    email` writes for mail with a spam class: the same header tokens, counts and settings."""
+    email` writes for mail with a spam class: the same header tokens, counts and settings,
+    the filter's calibration among them."""
     from benchmarks.accuracy import default_model, read_documents
     from nbtext.model import Model
 
@@ -99,6 +102,7 @@ def test_the_accuracy_benchmark_trains_mail_as_nbtext_train_does(filter_model, m
     assert (ours.counts.tf, ours.counts.doc_norm) == (theirs.counts.tf, theirs.counts.doc_norm)
     assert {k: ours.settings[k] for k in ("variant", "alpha", "idf", "min_df")} == \
         {k: theirs.settings[k] for k in ("variant", "alpha", "idf", "min_df")}
+    assert ours.settings["spam"] == theirs.settings["spam"]  # the calibration eval scores with
 
 
 # --- the maths -------------------------------------------------------------------------
@@ -122,6 +126,35 @@ def test_platt_scaling_equals_logistic_regression_on_soft_targets():
         sample_weight=np.r_[target, 1 - target])
     assert slope == pytest.approx(oracle.coef_[0, 0], rel=1e-4)
     assert intercept == pytest.approx(oracle.intercept_[0], rel=1e-4, abs=1e-6)
+
+
+def test_calibrated_probabilities_by_hand():
+    """Two classes, P(spam) 0.8 by Naive Bayes: log-odds log 4; slope 0.5 and intercept 0 make
+    the score 1 / (1 + 4 ** -0.5) = 2/3, and ham gets the other third."""
+    spam_filter = SpamFilter("spam", 0.99, 0.5, slope=0.5, intercept=0.0)
+    calibrated = spam_filter.calibrated(np.log([[0.2, 0.8]]), ["ham", "spam"])
+    np.testing.assert_allclose(np.exp(calibrated), [[1 / 3, 2 / 3]], rtol=1e-15)
+    assert spam_filter.scores_of(calibrated, ["ham", "spam"]) == pytest.approx([2 / 3], rel=1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 20), st.integers(2, 5)), elements=st.floats(-700, 0)),
+       st.floats(0.01, 3), st.floats(-5, 5), st.data())
+def test_calibrated_probabilities_are_probabilities(log_joint, slope, intercept, data):
+    """Whatever the classes, a filter's calibrated probabilities sum to 1, the spam class's is
+    Platt's sigmoid of the Naive Bayes log-odds, and the other classes keep their ratios."""
+    from scipy.special import log_expit
+
+    log_proba = log_joint - np.logaddexp.reduce(log_joint, axis=1)[:, None]
+    classes = [f"c{i}" for i in range(log_proba.shape[1])]
+    label = data.draw(st.sampled_from(classes))
+    spam = classes.index(label)
+    calibrated = SpamFilter(label, 0.99, 0.5, slope=slope, intercept=intercept).calibrated(log_proba, classes)
+    np.testing.assert_allclose(np.logaddexp.reduce(calibrated, axis=1), 0, atol=1e-12)
+    z = slope * spam_log_odds(log_proba, classes, label) + intercept
+    np.testing.assert_allclose(calibrated[:, spam], log_expit(z), rtol=1e-12)
+    others = np.delete(calibrated, spam, axis=1) - np.delete(log_proba, spam, axis=1)
+    np.testing.assert_allclose(others - others[:, :1], 0, atol=1e-9)  # one shift a row: the same ratios
 
 
 @settings(max_examples=200, deadline=None)
@@ -331,16 +364,21 @@ def test_parts_nested_deeper_than_the_parser_recurses_are_read_flat(filter_model
     assert passed.exit_code in (0, 1, 2) and passed.stdout_bytes.count(b"X-Nbtext-Status: ") == 1
 
 
+def _held_out(held, folder):
+    """``folder`` with links to the first 400 held-out ham and spam (SpamAssassin has 200 more spam)."""
+    for label in ("ham", "spam"):
+        (folder / label).mkdir(parents=True)
+        for path in held[label][:400]:
+            os.symlink(path, folder / label / path.name)
+    return folder
+
+
 def test_eval_of_a_filter_counts_the_verdicts_filter_gives(filter_model, mail_root, tmp_path):
     """eval gave a filter's accuracy at the most probable class, not what a filter user judges
     it by: the good mail it loses and the spam it catches at its cut-offs. Those are now
     counted from the same scores `nbtext filter` gives each held-out message."""
     _, held = mail_root
-    test = tmp_path / "test"
-    for label in ("ham", "spam"):
-        (test / label).mkdir(parents=True)
-        for path in held[label][:400]:
-            os.symlink(path, test / label / path.name)
+    test = _held_out(held, tmp_path / "test")
     for cutoffs in ([], ["--spam-cutoff", "0.5"]):
         verdicts = {label: [line.split("\t")[1] for line in run(["filter", filter_model, *cutoffs, test / label])
                             .stdout.splitlines()] for label in ("ham", "spam")}
@@ -359,6 +397,34 @@ def test_eval_of_a_filter_counts_the_verdicts_filter_gives(filter_model, mail_ro
     assert table.startswith("spam filter ('spam' is spam; spam at or above 0.99") and ": ham lost " in table
     refused = run(["eval", tmp_path / "none.joblib", test, "--spam-cutoff", "0.5"], expect=1)  # the model first
     assert "no such model file" in refused.stderr
+
+
+def test_predict_and_eval_give_each_message_the_score_filter_gives(filter_model, mail_root, tmp_path):
+    """predict --proba gave a filter's messages the Naive Bayes probability, far surer than
+    the calibrated score `nbtext filter` gives: spam at 0.98 to predict, Ham at 0.45 to
+    filter. A filter model's probabilities are now its calibrated scores everywhere: predict
+    calls spam what scores 0.5 or more, and eval scores those labels and probabilities."""
+    _, held = mail_root
+    test = _held_out(held, tmp_path / "test")
+    scores, answers = {}, {}
+    for label in ("ham", "spam"):
+        for line in run(["filter", filter_model, test / label]).stdout.splitlines():
+            path, _, score = line.split("\t")
+            scores[path] = float(score)
+        predicted = run(["predict", filter_model, test / label, "--format", "jsonl", "--top-k", "2", "--proba"])
+        for line in predicted.stdout.splitlines():
+            answer = json.loads(line)
+            answers[answer["path"]] = {top["label"]: top["proba"] for top in answer["top"]}
+    assert len(scores) == len(answers) == 600
+    for path, score in scores.items():
+        assert answers[path]["spam"] == pytest.approx(score, abs=5e-7)
+        assert answers[path]["ham"] == pytest.approx(1 - answers[path]["spam"], abs=1e-12)
+    truth = {path: os.path.basename(os.path.dirname(path)) == "spam" for path in scores}
+    right = [(score >= 0.5) == truth[path] for path, score in scores.items()]
+    log_loss = -np.mean([np.log(answers[path]["spam" if truth[path] else "ham"]) for path in scores])
+    report = json.loads(run(["eval", filter_model, test, "--format", "json"]).stdout)
+    assert report["accuracy"] == pytest.approx(np.mean(right), abs=1e-12) and report["accuracy"] > 0.98
+    assert report["log_loss"] == pytest.approx(log_loss, rel=1e-6)
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
