@@ -262,7 +262,13 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     assert tuned.analyzer.headers == tuple(DEFAULT_MAIL_HEADERS)
     assert any(term.startswith("from_") for term in tuned.terms)
     assert tuned.settings["spam"] is None and trained.settings["spam"]["label"] == "spam"
-    assert_same_model(tuned, Model(trained.analyzer, trained.counts, {**trained.settings, "spam": None}))
+    assert_same_model(tuned, _naive_bayes_of(trained))
+
+
+def _naive_bayes_of(spam_filter: Model) -> Model:
+    """A filter's Naive Bayes model alone, without the calibration its out-of-fold scores fit:
+    the same messages in another order fall in other folds, so calibrate a little differently."""
+    return Model(spam_filter.analyzer, spam_filter.counts, {**spam_filter.settings, "spam": None})
 
 
 def test_a_filter_keeps_the_tokens_its_defaults_were_measured_with(mail_layouts, tmp_path):
@@ -290,7 +296,7 @@ def test_mail_found_by_looking_gets_the_same_header_tokens(mail_layouts, tmp_pat
     run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "told", "--spam-label", "spam"])
     found, told = Model.load(tmp_path / "found"), Model.load(tmp_path / "told")
     assert found.analyzer.headers == told.analyzer.headers == tuple(DEFAULT_MAIL_HEADERS)
-    assert_same_model(found, told)
+    assert_same_model(_naive_bayes_of(found), _naive_bayes_of(told))  # a maildir's order is its file names'
     run(["train", mail_layouts / "maildir", "-o", tmp_path / "plain", "--headers", "none"])
     assert Model.load(tmp_path / "plain").analyzer.headers == ()
 
