@@ -613,16 +613,12 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             model = training.update(base, documents, settings=settings, jobs=jobs)
             model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
         elif as_filter:
-            from .spam import FILTER_TOKENS, train_filter
+            from .spam import train_filter
 
-            # A filter has defaults of its own: only what the user typed is passed on.
-            if "tokens" not in given:
-                analyzer = dataclasses.replace(analyzer, tokens=FILTER_TOKENS)
-            model = train_filter(documents, analyzer=analyzer,
-                                 settings={k: v for k, v in settings.items() if k in given},
-                                 summary=summary, label=spam_label, seed=seed, fp_target=fp_target,
-                                 spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
-                                 **{k: v for k, v in weighting.items() if k in given})
+            analyzer, filter_options = _filter_options(analyzer, weighting, settings, given)
+            model = train_filter(documents, analyzer=analyzer, summary=summary, label=spam_label, seed=seed,
+                                 fp_target=fp_target, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
+                                 **filter_options)
         elif calibrate:
             from .calibration import train_calibrated
 
@@ -644,6 +640,17 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         held_out = f"{held['n_documents']:,} {plural(held['n_documents'], 'document')}"
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on {held_out} "
                    f"({test_split:.0%}, seed {seed}); the model is trained on the rest", err=True)
+
+
+def _filter_options(analyzer, weighting: dict[str, Any], settings: dict[str, Any], given: set[str]):
+    """(analyzer, train_filter's options) from the training options: a filter has defaults of
+    its own, so only what the user typed is passed on."""
+    from .spam import FILTER_TOKENS
+
+    if "tokens" not in given:
+        analyzer = dataclasses.replace(analyzer, tokens=FILTER_TOKENS)
+    return analyzer, {"settings": {k: v for k, v in settings.items() if k in given},
+                      **{k: v for k, v in weighting.items() if k in given}}
 
 
 def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, advance):
@@ -743,7 +750,8 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 @input_options
 def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
-    options on DATA by stratified K-fold cross-validation.
+    options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
+    filter train makes of it, calibration and all).
 
     Prints accuracy, per-class precision, recall, F1 and support, macro and weighted averages,
     the confusion matrix (rows: true class), the log loss, and how well the top-class
@@ -828,10 +836,21 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     _print_classes(corpus.report)
-    # The whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest.
+    as_filter = corpus.is_mail and any(doc.label == "spam" for doc in documents)
+    if as_filter:
+        click.echo("mail with a spam class: each fold is a filter, trained as nbtext train trains one (a filter's "
+                   "defaults, and its calibration)", err=True)
     with render.progress(k, "cross-validating", unit="folds") as advance:
-        trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
-                               progress=advance)[0]
+        if as_filter:  # train makes such mail a filter: its own defaults, and a calibration
+            from .spam import cross_validate_filter
+
+            analyzer, filter_options = _filter_options(analyzer, weighting, settings,
+                                                       _given_options(click.get_current_context()))
+            trial = cross_validate_filter(documents, k=k, seed=seed, analyzer=analyzer, progress=advance,
+                                          **filter_options)
+        else:  # the whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest
+            trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
+                                   progress=advance)[0]
     render.cv_report(trial.summary(), fmt, k=k, seed=seed)
     if trial.termless_folds:
         click.echo(f"{trial.termless_folds} of {k} folds had no term left to train on (every one pruned, or no "

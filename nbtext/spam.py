@@ -277,6 +277,29 @@ def train_filter(
     return _finish(model, started)
 
 
+def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, analyzer: Analyzer,
+                          label: str = "spam", progress: Any = None, **options: Any) -> Any:
+    """The ``tuning.Trial`` of ``k``-fold cross-validation of the filter ``train_filter`` gives
+    (``options`` are its): each fold is scored by the filter trained on the other folds,
+    calibration and all, as ``nbtext eval`` scores a filter."""
+    from .metrics import evaluate
+    from .readers.report import labels_of
+    from .tuning import Trial, stratified_folds
+
+    labels = labels_of(documents)
+    fold_of = stratified_folds(labels, k, seed)
+    trial = Trial({"spam_label": label})
+    for f in range(k):
+        held = np.flatnonzero(fold_of == f)
+        model = train_filter([documents[i] for i in np.flatnonzero(fold_of != f)], analyzer=analyzer, label=label,
+                             seed=seed, **options)
+        log_proba = model.predict_log_proba([documents[i].text for i in held])
+        trial.reports.append(evaluate([labels[i] for i in held], log_proba, model.classes))
+        if progress is not None:
+            progress(1)
+    return trial
+
+
 def status_header(verdict: int, score: float) -> str:
     """The header ``filter --passthrough`` adds, e.g. ``X-Nbtext-Status: Spam, score=0.987100``."""
     return f"X-Nbtext-Status: {VERDICTS[verdict]}, score={score:.6f}"

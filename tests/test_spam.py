@@ -427,6 +427,31 @@ def test_predict_and_eval_give_each_message_the_score_filter_gives(filter_model,
     assert report["log_loss"] == pytest.approx(log_loss, rel=1e-6)
 
 
+def test_eval_cv_of_mail_with_a_spam_class_scores_the_filters_train_makes(mail_root, tmp_path):
+    """eval --cv cross-validated a plain model with the plain defaults, where nbtext train
+    makes the same mail a filter, with a filter's defaults and its calibration: the figure
+    was not that of the model a user then trains. Each fold is now such a filter: the mean
+    equals training each fold's other messages with nbtext train and scoring it with eval."""
+    from nbtext.tuning import stratified_folds
+
+    root, _ = mail_root
+    documents = list(LabelledCorpus([str(root / "train")], input_format="email"))
+    fold_of = stratified_folds([doc.label for doc in documents], 3, 0)
+    by_hand = []
+    for f in range(3):
+        for doc, fold in zip(documents, fold_of):
+            part = tmp_path / str(f) / ("test" if fold == f else "train") / doc.label
+            part.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.path.realpath(doc.source), part / os.path.basename(doc.source))
+        run(["train", "--input-format", "email", tmp_path / str(f) / "train", "-o", tmp_path / f"{f}.joblib"])
+        by_hand.append(json.loads(run(["eval", tmp_path / f"{f}.joblib", tmp_path / str(f) / "test",
+                                       "--format", "json"]).stdout)["accuracy"])
+    result = run(["eval", "--cv", "3", "--input-format", "email", root / "train", "--format", "json"])
+    assert "each fold is a filter, trained as nbtext train trains one" in result.stderr
+    assert json.loads(result.stdout)["accuracy"]["mean"] == pytest.approx(np.mean(by_hand), abs=1e-12)
+    assert np.mean(by_hand) > 0.98
+
+
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
 def test_a_filter_not_trained_on_mail_reads_a_unicode_message_as_such(tmp_path, encoding):
     """One message in a file or on stdin, for a filter trained on plain text (billing tickets
