@@ -916,6 +916,16 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
                f" -> {output}", err=True)
+    if corpus.is_mail and "spam" in model.classes:  # nbtext train would have made a filter of this mail
+        # Every setting spelled out: where the grid is silent, a filter's defaults are not the search's.
+        full = {"variant": model.settings["variant"], "alpha": model.settings["alpha"],
+                "tokens": model.analyzer.tokens, "ngram_range": model.analyzer.ngram_range, "tf": model.counts.tf,
+                "doc_norm": model.counts.doc_norm, "idf": model.settings["idf"], "min_df": model.settings["min_df"],
+                **trials[0].settings}
+        read_as = f" --input-format {options['input_format']}" if options["input_format"] else ""
+        click.echo(f"{output} is a plain model, not a spam filter (no calibration, no cut-offs); for nbtext filter, "
+                   f"train one with these settings: nbtext train DATA{read_as} {render.describe(full)} "
+                   "-o filter.joblib", err=True)
 
 
 def _grid(spec: str | None) -> dict[str, list[Any]]:

@@ -77,8 +77,8 @@ class SpamFilter:
         stored = model.settings.get("spam")
         if not stored:
             raise ModelError(
-                "this model is not a spam filter: train it on data with a spam class "
-                "(nbtext train DATA --spam-label LABEL -o MODEL)"
+                "this model is not a spam filter: nbtext train makes one of mail with a spam class, or of any "
+                "data with --spam-label LABEL (nbtext tune and train --calibrate make plain models)"
             )
         return cls(**stored)
 

@@ -265,6 +265,30 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     assert_same_model(tuned, _naive_bayes_of(trained))
 
 
+@pytest.mark.parametrize("grid", ['{"alpha": [0.1, 1]}', '{"variant": ["multinomial"], "tf": ["log"], "idf": [true]}'])
+def test_tune_on_mail_with_a_spam_class_says_how_to_train_its_filter(mail_layouts, tmp_path, grid):
+    """tune makes a plain model, which nbtext filter refuses ("train it on data with a spam
+    class", which the user had done). tune now says so, with the train command that makes a
+    filter of the same settings, every one spelled out: where the grid is silent, a filter's
+    defaults are not the search's. That command gives the tuned model, plus a calibration."""
+    import shlex
+
+    from .test_training import assert_same_model
+
+    data = mail_layouts / "folder"
+    lines = run(["tune", data, "--input-format", "email", "-o", tmp_path / "tuned", "--grid", grid]).stderr.splitlines()
+    said = f"{tmp_path / 'tuned'} is a plain model, not a spam filter (no calibration, no cut-offs); for nbtext " \
+           "filter, train one with these settings: nbtext train DATA --input-format email --variant "
+    assert lines[-1].startswith(said) and lines[-1].endswith(" -o filter.joblib")
+    command = shlex.split(lines[-1].split(": ", 1)[1].replace("DATA", str(data)))
+    run([*command[1:-1], tmp_path / "filter"])
+    tuned, spam_filter = Model.load(tmp_path / "tuned"), Model.load(tmp_path / "filter")
+    assert spam_filter.settings["spam"]["label"] == "spam"
+    assert_same_model(tuned, _naive_bayes_of(spam_filter))
+    refused = run(["filter", tmp_path / "tuned", next((data / "spam").iterdir())], expect=3).stderr
+    assert refused.endswith("(nbtext tune and train --calibrate make plain models)\n")
+
+
 def _naive_bayes_of(spam_filter: Model) -> Model:
     """A filter's Naive Bayes model alone, without the calibration its out-of-fold scores fit:
     the same messages in another order fall in other folds, so calibrate a little differently."""
