@@ -636,6 +636,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     if base is not None and (added := [label for label in model.classes if label not in base.classes]):
         click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
                    f"(the model had {', '.join(base.classes)})", err=True)
+    if base is not None:
+        _note_kept_measurements(model, update_path, "the documents this update adds")
     if test_split is not None:
         held_out = f"{held['n_documents']:,} {plural(held['n_documents'], 'document')}"
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on {held_out} "
@@ -730,12 +732,18 @@ def merge(models, output, min_df, max_df, max_features) -> None:
             click.echo(f"{path} was trained with {render.describe({key: model.settings[key] for key in differ})}; "
                        f"the merged model has {models[0]}'s {render.describe({key: chosen[key] for key in differ})}",
                        err=True)
+    _note_kept_measurements(merged, models[0], "the merged data")
+
+
+def _note_kept_measurements(model, source: str, data: str) -> None:
+    """Say that ``model``'s filter score and cut-offs, or its calibration, are still ``source``'s:
+    measured by cross-validation on its documents, which a merge or an update does not have."""
     kept = [what for what, key in (("spam filter's score and cut-offs", "spam"), ("calibration", "calibration"))
-            if merged.settings[key]]
-    if kept:  # measured by cross-validation on the first model's documents, which merge does not have
+            if model.settings[key]]
+    if kept:
         verb, them = ("is", "it") if kept == ["calibration"] else ("are", "them")
-        click.echo(f"the {' and '.join(kept)} {verb} {models[0]}'s, measured on its documents alone, not on the "
-                   f"merged data; train on all of it to measure {them} again", err=True)
+        click.echo(f"the {' and '.join(kept)} {verb} {source}'s, measured on its documents alone, not on {data}; "
+                   f"train on all of it to measure {them} again", err=True)
 
 
 @cli.command("eval")

@@ -482,6 +482,21 @@ def test_merging_filters_says_whose_cut_offs_the_result_keeps(filter_model, tmp_
                                                    tmp_path / "plain.joblib"]).stderr
 
 
+def test_updating_a_filter_says_whose_cut_offs_the_result_keeps(filter_model, mail_root, tmp_path, tickets_model):
+    """train --update adds the documents' counts and keeps the calibration and cut-offs, which
+    were measured on the first training's messages; its summary showed those figures as the
+    updated filter's, without the word merge gives for the same."""
+    _, held = mail_root
+    added = _held_out(held, tmp_path / "added")
+    result = run(["train", "--update", filter_model, added, "--input-format", "email", "-o", tmp_path / "more"])
+    assert result.stderr.splitlines()[-1] == (
+        f"the spam filter's score and cut-offs are {filter_model}'s, measured on its documents alone, not on the "
+        "documents this update adds; train on all of it to measure them again")
+    assert "Naive Bayes on 1,900 documents" in result.stderr  # 1,300 trained, 600 added
+    assert "measured on its documents" not in run(["train", "--update", tickets_model, TICKETS / "test", "-o",
+                                                   tmp_path / "plain.joblib"]).stderr
+
+
 def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root, tmp_path):
     """An empty message, and one whose words the filter has never seen, get the same score:
     the report gives it, and names both with --verbose."""
