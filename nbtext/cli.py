@@ -31,6 +31,8 @@ from .readers.report import KEPT_EMPTY, plural
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
 #: Writing the output failed: a full disk, a quota, a file size limit, a closed stdout.
 _OUTPUT_LOST = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EBADF)
+#: The class that makes mail a spam filter's training data unasked (--spam-label's default).
+SPAM_LABEL = "spam"
 
 
 class _Group(click.Group):
@@ -409,7 +411,7 @@ def cutoff_options(command: Callable) -> Callable:
 def spam_options(command: Callable) -> Callable:
     """Options of a spam-filter model, at train time."""
     decorators: list[Callable[[Callable], Callable]] = [
-        click.option("--spam-label", default="spam", show_default=True, metavar="LABEL",
+        click.option("--spam-label", default=SPAM_LABEL, show_default=True, metavar="LABEL",
                      help="The class that is spam; giving it makes any model a filter, and mail with this "
                           "class is one anyway. A filter's defaults, where not given: --doc-norm l2 --idf "
                           "--min-df 1 --alpha 0.05 (measured better for filtering)."),
@@ -606,7 +608,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         documents = corpus.read(progress=advance)
         if as_filter:
             documents = list(documents)
-            as_filter = "spam_label" in given or any(doc.label == spam_label for doc in documents)
+            as_filter = "spam_label" in given or _makes_a_filter(corpus, (doc.label for doc in documents), spam_label)
         if dask_address is not None:
             model = _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, advance)
         elif base is not None:
@@ -642,6 +644,11 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         held_out = f"{held['n_documents']:,} {plural(held['n_documents'], 'document')}"
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on {held_out} "
                    f"({test_split:.0%}, seed {seed}); the model is trained on the rest", err=True)
+
+
+def _makes_a_filter(corpus, labels: Iterable[str], spam_label: str = SPAM_LABEL) -> bool:
+    """Whether nbtext train makes a spam filter of this data unasked: mail with a spam class."""
+    return corpus.is_mail and spam_label in labels
 
 
 def _filter_options(analyzer, weighting: dict[str, Any], settings: dict[str, Any], given: set[str]):
@@ -844,7 +851,7 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     _print_classes(corpus.report)
-    as_filter = corpus.is_mail and any(doc.label == "spam" for doc in documents)
+    as_filter = _makes_a_filter(corpus, (doc.label for doc in documents))
     if as_filter:
         click.echo("mail with a spam class: each fold is a filter, trained as nbtext train trains one (a filter's "
                    "defaults, and its calibration)", err=True)
@@ -924,7 +931,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
                f" -> {output}", err=True)
-    if corpus.is_mail and "spam" in model.classes:  # nbtext train would have made a filter of this mail
+    if _makes_a_filter(corpus, model.classes):
         # Every setting spelled out: where the grid is silent, a filter's defaults are not the search's.
         full = {"variant": model.settings["variant"], "alpha": model.settings["alpha"],
                 "tokens": model.analyzer.tokens, "ngram_range": model.analyzer.ngram_range, "tf": model.counts.tf,

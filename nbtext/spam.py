@@ -21,9 +21,9 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from .analysis import Analyzer
 from .errors import DataError, ModelError
 from .model import Model
 from .readers import Document
+
+if TYPE_CHECKING:
+    from .tuning import Trial
 
 #: The share of the training ham that may score above the spam cut-off out of fold.
 DEFAULT_FP_TARGET = 0.001
@@ -278,7 +281,8 @@ def train_filter(
 
 
 def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, analyzer: Analyzer,
-                          label: str = "spam", progress: Any = None, **options: Any) -> Any:
+                          label: str = "spam", progress: Callable[[int], None] | None = None,
+                          **options: Any) -> Trial:
     """The ``tuning.Trial`` of ``k``-fold cross-validation of the filter ``train_filter`` gives
     (``options`` are its): each fold is scored by the filter trained on the other folds,
     calibration and all, as ``nbtext eval`` scores a filter."""
