@@ -115,8 +115,8 @@ class Analyzer:
         return list(map("#%d".__mod__, buckets))
 
     def _features(self, text: str) -> list[str]:
-        if isinstance(text, bytes):
-            raise TypeError("Analyzer takes str; decode bytes first")
+        if not isinstance(text, str):
+            raise TypeError(_not_one_text(text))
         if self.lowercase:
             text = text.lower()
         if self.analyzer == "char_wb":
@@ -229,3 +229,13 @@ def load_stop_words(spec: str | None, *, lowercase: bool = True) -> frozenset[st
                         f"convert it first: iconv -f LATIN1 -t UTF-8") from None
     words = (line.strip() for line in text.splitlines())
     return frozenset(word.lower() if lowercase else word for word in words if word)
+
+
+def _not_one_text(text: object) -> str:
+    """Why ``text`` is no document for an Analyzer, and what to give it instead."""
+    kind = type(text).__name__
+    if isinstance(text, (bytes, bytearray)):
+        return f"Analyzer takes one document as str, not {kind}; decode bytes first"
+    if isinstance(text, (list, tuple)):
+        return f"Analyzer takes one document as str, not a {kind}; call it once per document"
+    return f"Analyzer takes one document as str, not {kind}"

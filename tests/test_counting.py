@@ -44,6 +44,19 @@ def test_analyzer_equals_scikit_learn(mixed_documents, ours, theirs):
         assert mine(doc.text) == oracle(doc.text), doc.source
 
 
+@pytest.mark.parametrize("given_text, message", [
+    (["where is my parcel", "refund please"], "not a list; call it once per document"),
+    (b"where is my parcel", "not bytes; decode bytes first"),
+    (None, "not NoneType"),
+])
+@pytest.mark.parametrize("settings", [{}, {"lowercase": False}, {"analyzer": "char_wb"}], ids=["words", "case", "char_wb"])
+def test_analyzer_refuses_what_is_not_one_document(given_text, message, settings):
+    """A list of documents, bytes or None got AttributeError from deep inside (or, with case
+    kept, the regex's own complaint); the error now says what an Analyzer takes."""
+    with pytest.raises(TypeError, match=f"Analyzer takes one document as str, {message}"):
+        Analyzer(**settings)(given_text)
+
+
 def test_word_and_char_ngrams_together_equal_scikit_learn_feature_union(mixed_documents):
     """--char-ngrams: the counts are scikit-learn's word CountVectorizer and char_wb
     CountVectorizer side by side (a FeatureUnion), with the character n-grams in brackets."""
