@@ -49,4 +49,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+    """The API and the module's own dunders: not the names imported to serve them, which
+    tab completion would otherwise offer as nbtext's (``nbtext.Any``, ``nbtext.importlib``)."""
+    return sorted([*(name for name in globals() if name.startswith("__")), *_API])

@@ -41,6 +41,17 @@ def test_save_load_predicts_identically(model, test_texts, tmp_path):
     assert loaded.summary["documents"] == 243
 
 
+def test_the_package_offers_its_api_and_not_what_it_imports_for_itself():
+    """Tab completion on ``nbtext.`` offered ``Any``, ``annotations`` and ``importlib``."""
+    import nbtext
+
+    public = [name for name in dir(nbtext) if not name.startswith("_")]
+    assert public == nbtext.__all__
+    assert [getattr(nbtext, name).__name__ for name in public] == public
+    with pytest.raises(AttributeError, match="module 'nbtext' has no attribute 'Modle'"):
+        nbtext.Modle
+
+
 @pytest.mark.parametrize("texts, message", [
     ("where is my parcel?", "texts must be a list of documents, not one string"),
     (["where is my parcel?", None], r"texts\[1\] is NoneType, not a string$"),  # was "has no len()"
