@@ -207,6 +207,11 @@ class Model:
             log_proba = SpamFilter(**self.settings["spam"]).calibrated(log_proba, self.classes)
         return log_proba
 
+    def predict_proba(self, texts: Iterable[str]) -> np.ndarray:
+        """Probability of each class (in ``classes`` order) for each text: the figures
+        ``nbtext predict --proba`` prints, ``exp`` of ``predict_log_proba``."""
+        return np.exp(self.predict_log_proba(texts))
+
     def scored_as_empty(self, log_proba: np.ndarray) -> np.ndarray:
         """Which rows of ``log_proba`` (from ``predict_log_proba``) are the model's answer to an
         empty document: the texts in which it found no word it knows. Their answer is the class

@@ -97,6 +97,19 @@ def test_predict_jsonl(tickets_model):
                              "probability)\n")
 
 
+def test_the_library_gives_the_probabilities_predict_prints(tickets_model):
+    """``Model.predict_proba``, which a scikit-learn user reaches for first, is what
+    ``nbtext predict --proba`` prints, to the bit (JSON keeps every digit)."""
+    texts = ["app crash", "charged twice", "my parcel never arrived", ""]
+    printed = run(["predict", tickets_model, "--format", "jsonl", "--proba", "--top-k", "3"],
+                  input="\n".join(texts) + "\n").stdout.splitlines()
+    model = Model.load(tickets_model)
+    proba = model.predict_proba(texts)
+    assert proba.shape == (4, 3) and proba[3].tolist() == [1 / 3] * 3
+    for row, line in zip(proba, printed):
+        assert dict(zip(model.classes, row.tolist())) == {t["label"]: t["proba"] for t in json.loads(line)["top"]}
+
+
 @pytest.mark.parametrize("variant, priors, answer", [
     ("multinomial", [81 / 121, 40 / 121], "classified by the class priors alone"),
     ("complement", [0.5, 0.5], "no words to go by: Complement NB gives every class the same probability"),
