@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -53,6 +55,28 @@ def test_library_train_says_what_it_takes():
     model = train(docs, analyzer=Analyzer(ngram_range=(1, 3)), tf="binary", settings={"alpha": 0.1})
     assert model.analyzer.ngram_range == (1, 3) and model.counts.tf == "binary"
     assert model.predict(["where is my parcel?"]) == ["shipping"]
+
+
+def test_library_train_names_the_document_whose_label_does_not_fit():
+    """A table's missing label reaches train as None, or from pandas as the float NaN among
+    strings. NaN failed only after all the counting, with "'<' not supported between
+    instances of 'str' and 'float'"; now it fails at once, naming the document. Labels that
+    are all numbers stay a user's choice: they train, and predict gives them back."""
+    from dataclasses import replace
+
+    from nbtext import train
+    from nbtext.errors import DataError
+
+    docs = [doc for doc in LabelledCorpus([str(TICKETS / "train")])]
+    first, tenth = re.escape(docs[0].source), re.escape(docs[10].source)
+    with pytest.raises(TypeError, match=f"^{tenth}: label nan is float, where {first} has 'billing', str: labels must "
+                                        "be all strings or none$"):
+        train([*docs[:10], replace(docs[10], label=float("nan")), *docs[11:]])
+    with pytest.raises(DataError, match=f"^{tenth}: document has no label$"):
+        train([*docs[:10], replace(docs[10], label=None), *docs[11:]])
+    numbered = {"billing": 0, "shipping": 1, "technical": 2}
+    model = train([replace(doc, label=numbered[doc.label]) for doc in docs])
+    assert model.classes == [0, 1, 2] and model.predict(["where is my parcel?"]) == [1]
 
 
 def test_update_equals_training_on_everything(sms_halves, tmp_path):

@@ -23,13 +23,22 @@ class Document:
 
 
 def labels_of(documents: Iterable[Document]) -> list[str]:
-    """The documents' labels, or a DataError naming the first document without one."""
+    """The documents' labels, or a DataError naming the first document without one, or a
+    TypeError naming the first whose label is a string where the others' are not, or the other
+    way round (a table's missing label, read by pandas as the float NaN): such labels cannot
+    be sorted into classes, and would fail only after all the counting."""
     labels = []
+    first: Document | None = None
     for doc in documents:
         if not isinstance(doc, Document):  # a library caller's (text, label) pair or bare text
             raise TypeError(f"documents must be Document(text, label, source) records, not {type(doc).__name__}")
         if doc.label is None:
             raise DataError(f"{doc.source}: document has no label")
+        if first is None:
+            first = doc
+        elif isinstance(doc.label, str) is not isinstance(first.label, str):
+            raise TypeError(f"{doc.source}: label {doc.label!r} is {type(doc.label).__name__}, where {first.source} "
+                            f"has {first.label!r}, {type(first.label).__name__}: labels must be all strings or none")
         labels.append(doc.label)
     return labels
 
