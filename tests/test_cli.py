@@ -337,6 +337,18 @@ def test_every_command_has_help_with_an_example_and_is_in_readme():
         assert f"## `nbtext {name}`" in readme, f"README has no section for {name}"
 
 
+def test_readmes_library_example_prints_what_its_comments_say(tmp_path):
+    """The Python example under "As a library", run as a user pastes it (from a folder with
+    the repository's corpora/): each print gives the line its comment promises."""
+    code = (REPO / "README.md").read_text().split("## As a library", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    promised = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
+    assert len(promised) == 3
+    (tmp_path / "corpora").symlink_to(REPO / "corpora")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == promised
+
+
 def test_predict_streams_before_input_ends(tickets_model):
     process = nbtext_process("predict", tickets_model, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     process.stdin.write(b"where is my parcel\n")
