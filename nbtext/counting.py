@@ -199,6 +199,17 @@ class GrowingVocabulary(dict):
         return terms, position
 
 
+def _check_label_kinds(classes: Sequence[Any]) -> None:
+    """A TypeError where some class labels are strings and others not: they cannot be sorted
+    into one list of classes (``labels_of`` names the document where one batch mixes them;
+    this catches a batch whose labels are all of the other kind)."""
+    first = classes[0]
+    other = next((label for label in classes if isinstance(label, str) is not isinstance(first, str)), None)
+    if other is not None:
+        raise TypeError(f"class label {other!r} is {type(other).__name__}, where {first!r} is "
+                        f"{type(first).__name__}: labels must be all strings or none")
+
+
 def sorted_union(*sequences: Sequence[str]) -> tuple[list[str], list[np.ndarray]]:
     """The distinct items of all ``sequences`` in sorted order, and for each sequence the
     position there of each of its items. Sequences that are sorted already are merged in
@@ -331,10 +342,13 @@ class ClassCounts:
 
     def add_counts(self, matrix: CountMatrix, labels: Iterable[str]) -> None:
         """Add a batch of documents counted against ``self.vocabulary``, with their labels."""
+        known = len(self.label_ids)
         y = np.fromiter(
             (self.label_ids.setdefault(label, len(self.label_ids)) for label in labels),
             dtype=np.int64, count=matrix.shape[0],
         )
+        if len(self.label_ids) > known:
+            _check_label_kinds(self.classes)
         if len(self.label_ids) > self.CLASS_KEYS:
             raise DataError(f"more than {self.CLASS_KEYS:,} classes")
         docs = np.bincount(y, minlength=len(self.label_ids)).astype(float)

@@ -77,6 +77,11 @@ def test_library_train_names_the_document_whose_label_does_not_fit():
     numbered = {"billing": 0, "shipping": 1, "technical": 2}
     model = train([replace(doc, label=numbered[doc.label]) for doc in docs])
     assert model.classes == [0, 1, 2] and model.predict(["where is my parcel?"]) == [1]
+    # Training reads 1,000 documents a batch: a later batch of numbers alone is caught as it comes.
+    later = [*(docs * 5)[:1000], *(replace(doc, label=numbered[doc.label]) for doc in docs)]
+    with pytest.raises(TypeError, match="^class label 0 is int, where 'billing' is str: labels must be all strings or "
+                                        "none$"):
+        train(later)
 
 
 def test_update_equals_training_on_everything(sms_halves, tmp_path):
