@@ -111,6 +111,25 @@ def test_headers_option_adds_prefixed_tokens(spamassassin):
         token.startswith(("subject_", "from_")) for token in doc.text.splitlines()[-1].split())
 
 
+def test_header_tokens_read_raw_8bit_as_the_subject_line_reads_it(spamassassin):
+    """Raw 8-bit bytes in a header are decoded with the message's charset for its tokens too.
+    Read as UTF-8 they were replaced, and split the word: the Turkish spam whose Subject line
+    reads "Yeni sürümde" gave subject_s, subject_r and subject_mde."""
+    corpus = LabelledCorpus([str(spamassassin)], input_format="email", headers=["subject"])
+    raw_8bit = {path.name for path in spamassassin.rglob("*") if path.is_file()
+                and re.search(rb"(?im)^subject:[^\n]*[\x80-\xff]", path.read_bytes().split(b"\n\n", 1)[0])}
+    assert len(raw_8bit) == 16
+    checked = 0
+    for doc in corpus:
+        if doc.source.rsplit("/", 1)[1] not in raw_8bit:
+            continue
+        subject = doc.text.splitlines()[0].removeprefix("Subject: ")
+        tokens = {token for token in doc.text.splitlines()[-1].split() if token.startswith("subject_")}
+        assert tokens == {f"subject_{word.lower()}" for word in re.findall(r"\w+", subject)}, doc.source
+        checked += 1
+    assert checked == 16
+
+
 def test_enron_crlf_mail_is_read_as_mail():
     root = corpus_path("enron-spam") / "enron1"
     corpus = LabelledCorpus([str(root)], input_format="email")

@@ -114,7 +114,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     # body's first word), and Subject-only stores read as they do as text.
     parts.insert(0, f"Subject: {subject}" if "Subject" in message else "")
     replaced |= lossy
-    tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [])]
+    tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [], body_charset)]
     if tokens:
         parts.append(" ".join(tokens))
     message_id = message.get("Message-ID")
@@ -199,15 +199,21 @@ def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
     return payload.decode("cp1252", "replace"), True
 
 
-def header_tokens(name: str, values: Sequence[object]) -> list[str]:
+def header_tokens(name: str, values: Sequence[object], charset: str | None = None) -> list[str]:
     """Header words prefixed with the header's name: ``subject_free``, ``from_example_com``.
 
     Address headers also give each address's domain and the whole address as single tokens.
+    Raw 8-bit bytes in a header (which the parser keeps as surrogates) are decoded with
+    ``charset``, the message's own, as the Subject line is: a latin-1 "René" read as UTF-8
+    would give ``from_ren``.
+
+    >>> header_tokens("from", ["Ren\\udce9 <r@x.fr>"], "iso-8859-1")
+    ['from_fr', 'from_r', 'from_r_x_fr', 'from_rené', 'from_x', 'from_x_fr']
     """
     prefix = name.lower().replace("-", "_") + "_"
     tokens: list[str] = []
     for value in values:
-        text, _ = _header_text(value)  # header tokens are extra evidence; the Subject counts replacements
+        text, _ = _header_text(value, charset)  # header tokens are extra evidence; the Subject counts replacements
         tokens += [prefix + word.lower() for word in _HEADER_TOKEN.findall(text)]
         if name.lower() in ("from", "to", "cc", "reply-to", "sender"):
             import email.utils
