@@ -87,6 +87,28 @@ def test_a_table_saved_by_excel_is_read_without_its_byte_order_mark(sms_rows, tm
     assert [line.split("\t")[0] for line in lines] == [f"m{n}" for n in range(len(sms_rows))]
 
 
+def test_a_semicolon_csv_as_excel_writes_it_in_europe_is_read_by_its_semicolons(sms_rows, tmp_path):
+    """Where the decimal mark is a comma, Excel's "CSV" is split by semicolons. Such a table
+    stopped with "no column 'text'; the header has: id;label;text"; a header with semicolons
+    and no comma now reads the file by semicolons, quoted texts with commas and semicolons
+    in them whole."""
+    path = tmp_path / "excel.csv"
+    with open(path, "w", newline="", encoding="utf-8-sig") as handle:
+        writer = csv.writer(handle, delimiter=";")
+        writer.writerow(["id", "label", "text"])
+        writer.writerows([f"m{n}", label, text] for n, (label, text) in enumerate(sms_rows))
+    assert sum(";" in text for _, text in sms_rows) > 20 and sum("," in text for _, text in sms_rows) > 500
+    docs = list(LabelledCorpus([str(path)], columns=Columns(id="id")))
+    assert [(d.source, d.label, d.text) for d in docs] == [(f"m{n}", *row) for n, row in enumerate(sms_rows)]
+    run(["train", path, "--id-column", "id", "-o", tmp_path / "m"])
+    lines = run(["predict", tmp_path / "m", path]).stdout.splitlines()
+    assert [line.split("\t")[0] for line in lines] == [f"m{n}" for n in range(len(sms_rows))]
+    (tmp_path / "broken.csv").write_text('label;text\nham;"see you; at noon"\nham;see you; at noon\n')
+    error = run(["train", tmp_path / "broken.csv", "-o", tmp_path / "b"], expect=1).stderr
+    assert error.endswith(f"Error: {tmp_path / 'broken.csv'}:3: 3 fields where the header has 2 (label, text): a "
+                          "field holding a semicolon must be in double quotes\n")
+
+
 def test_utf16_without_a_byte_order_mark_asks_for_the_order(sms_rows, tmp_path):
     """`--encoding utf-16` on a table with no byte order mark (many exporters write UTF-16LE
     without one) ended in a UnicodeError traceback: Python reads a UTF-16 stream only from its

@@ -45,12 +45,18 @@ class Columns:
 
 def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str, quoted: bool,
                progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV quoting."""
+    """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV
+    quoting. A CSV whose header has semicolons and no comma is read by semicolons, as Excel
+    writes CSV where the decimal mark is a comma (German, French, Dutch...)."""
     with open(path, "rb") as handle:
         head = handle.read(16)
     check_not_compressed(head, path)
     codec, marked = text_encoding(encoding, head, path), marked_encoding(head, encoding)
     with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
+        first = handle.readline()
+        if delimiter == "," and ";" in first and "," not in first:
+            delimiter = ";"
+        handle.seek(0)
         lines = _Lines(handle)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
         header = next(rows, None)
@@ -134,7 +140,8 @@ def _other_delimiter(header: list[str], delimiter: str) -> str:
 def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], delimiter: str, quoted: bool) -> str:
     """The error for a row (over ``lines``, first and last) with more or fewer fields than its
     header: a text that was split, or a quote that closed late and joined rows."""
-    breaks = "a line break" if count < len(header) else "a tab" if delimiter == "\t" else "a comma"
+    breaks = ("a line break" if count < len(header) else
+              {"\t": "a tab", ";": "a semicolon"}.get(delimiter, "a comma"))
     fields = f"{count} field{'s' if count != 1 else ''}"
     if quoted and lines[1] > lines[0]:
         hint = f'the row runs on to line {lines[1]}: check its quotes (one inside a quoted field is written twice: "")'
