@@ -43,6 +43,53 @@ def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
     }
 
 
+def _png() -> bytes:
+    """A real 1x1 PNG image, chunk by chunk."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
+def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model):
+    """An image, a PDF or a compressed file among the documents was read as text, and gave
+    its class a few hundred noise words (reported only as "decoded with replacement"). They
+    are skipped and counted now, found by their first bytes; a text with NUL bytes in it
+    (44 Enron spams end in them) is still a document."""
+    import gzip
+    import shutil
+
+    for label in ("billing", "shipping"):
+        shutil.copytree(TICKETS / "train" / label, tmp_path / "data" / label)
+    (tmp_path / "data" / "billing" / "scan.png").write_bytes(_png())
+    (tmp_path / "data" / "billing" / "old.txt.gz").write_bytes(gzip.compress((TICKETS / "train" / "billing" /
+                                                                               "000.txt").read_bytes()))
+    (tmp_path / "data" / "shipping" / "label.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
+    nul_spam = corpus_path("enron-spam") / "enron3" / "spam" / "4271.2005-05-02.BG.spam.txt"
+    assert b"\0" in nul_spam.read_bytes()
+    shutil.copy(nul_spam, tmp_path / "data" / "shipping" / "nul.txt")
+    result = run(["train", tmp_path / "data", "-o", tmp_path / "m", "-v"])
+    data = tmp_path / "data"
+    assert result.stderr.startswith(
+        "read 163 documents\n"  # 81 + 81 tickets and the spam with NULs
+        f"1 decoded with replacement (bytes not valid utf-8)\n  {data / 'billing' / '080.txt'}\n"
+        f"1 empty (kept: they still count for the class priors)\n  {data / 'shipping' / '080.txt'}\n"
+        f"1 skipped: not text (a PDF document)\n  {data / 'shipping' / 'label.pdf'}\n"
+        f"1 skipped: not text (a PNG image)\n  {data / 'billing' / 'scan.png'}\n"
+        f"1 skipped: not text (gzip-compressed; zcat writes its text)\n  {data / 'billing' / 'old.txt.gz'}\n")
+    named = run(["predict", tickets_model, data / "billing" / "scan.png", data / "shipping" / "nul.txt"])
+    assert named.stdout == f"{data / 'shipping' / 'nul.txt'}\tbilling\n"
+    assert named.stderr == "read 1 document\n1 skipped: not text (a PNG image)\n"
+    listed = tmp_path / "list.txt"
+    listed.write_text(f"{data / 'billing' / '000.txt'}\tbilling\n{data / 'billing' / 'scan.png'}\tbilling\n")
+    error = run(["train", "--input-format", "manifest", listed, "-o", tmp_path / "l"], expect=1).stderr
+    assert error.endswith(f"Error: {listed}:2: {data / 'billing' / 'scan.png'} is not text (a PNG image)\n")
+
+
 def test_a_class_folder_without_documents_is_counted(tmp_path, tickets_model):
     """`mkdir data/neutral` before its files are copied in: training went on with the other
     classes and never said that one was missing. A folder whose only file is hidden is such a

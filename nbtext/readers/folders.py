@@ -7,7 +7,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 
-from .report import Document, ReadReport, decode_file
+from .report import Document, ReadReport, decode_file, not_text
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -154,8 +154,9 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
 def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:
     """The bytes of a file that a listing found, or None where it has gone since or cannot be
     read, skipped and counted: a live mail folder changes under a nightly job, and one message
-    lost to a rename must not stop the answers for all the others. A listed file is one
-    document: one that is an mbox of several messages is noted in ``report``."""
+    lost to a rename must not stop the answers for all the others. So is a file that starts
+    as no text does (an image, a PDF, a compressed file): read as text, it would be noise. A
+    listed file is one document: one that is an mbox of several messages is noted in ``report``."""
     try:
         raw = read_bytes(path, size)
     except FileNotFoundError:
@@ -163,6 +164,10 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
         return None
     except OSError as error:
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
+        return None
+    kind = not_text(raw[:16])
+    if kind is not None:
+        report.skip(f"not text ({kind})", path)
         return None
     if holds_mbox_messages(raw):
         report.mboxes_read_whole.append(path)

@@ -230,6 +230,28 @@ def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
 _COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-9]1AY&SY"), "bzip2", "bzcat"),
                (re.compile(rb"\xfd7zXZ\x00"), "xz", "xzcat"), (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "zstdcat"),
                (re.compile(rb"PK\x03\x04"), "zip", "unzip -p"))
+#: How other files that are no text start: read as text, they would give a class noise words.
+_BINARY = ((rb"\x89PNG\r\n\x1a\n", "a PNG image"), (rb"\xff\xd8\xff", "a JPEG image"), (rb"GIF8[79]a", "a GIF image"),
+           (rb"%PDF-", "a PDF document"), (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"))
+#: Both, as one pattern with a group each: one match per file, whichever it is.
+_NOT_TEXT = re.compile(b"|".join(b"(%s)" % pattern for pattern in [*(pattern for pattern, _ in _BINARY),
+                                                                    *(magic.pattern for magic, _, _ in _COMPRESSED)]))
+_NOT_TEXT_KINDS = [*(kind for _, kind in _BINARY),
+                   *(f"{tool}-compressed; {command} writes its text" for _, tool, command in _COMPRESSED)]
+
+
+def not_text(head: bytes) -> str | None:
+    """What a file is whose first bytes are ``head``, where they show it is no text: an image,
+    a PDF, an old Office document, or a compressed file.
+
+    >>> not_text(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00"), not_text(b"\\x1f\\x8b\\x08"), not_text(b"Subject: PNG")
+    ('a PNG image', 'gzip-compressed; zcat writes its text', None)
+    """
+    found = _NOT_TEXT.match(head)
+    if found is None:
+        return None
+    assert found.lastindex is not None  # each alternative is a group of its own
+    return _NOT_TEXT_KINDS[found.lastindex - 1]
 
 
 def check_not_compressed(head: bytes, source: str) -> None:
