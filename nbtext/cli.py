@@ -1403,6 +1403,7 @@ def main() -> None:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
     _stand_in_for_closed_streams()
     _names_as_their_bytes(sys.stdout)
+    _names_as_their_bytes(sys.stderr)
     _stop_cleanly_on(("SIGTERM", "SIGHUP"))
     interrupted = _note_interrupts()
     try:
@@ -1490,7 +1491,9 @@ def _names_as_their_bytes(stream) -> None:
     """A file name that is not valid UTF-8 (a latin-1 ``caf\xe9.txt``) reaches Python as
     surrogate escapes; under a UTF-8 locale such as en_US.UTF-8 stdout refuses them, and
     predict and filter stopped at that file. Written back as the name's own bytes, as ls does,
-    the name stays one that ``cut -f1 | xargs cat`` can open."""
+    the name stays one that ``cut -f1 | xargs cat`` can open. On stderr, which wrote them as
+    backslash escapes, the same: a class folder of that name had its count printed out of line
+    with the others', and a path that ``-v`` named could not be pasted into a command."""
     import codecs
 
     encoding = getattr(stream, "encoding", None)

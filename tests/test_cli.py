@@ -604,6 +604,28 @@ def test_a_file_name_that_is_not_utf8_is_printed_as_its_own_bytes(tmp_path, tick
     assert os.fsencode(json.loads(jsonl.stdout)["path"]) == name
 
 
+def test_a_name_that_is_not_utf8_is_written_to_stderr_as_its_own_bytes(tmp_path):
+    """stderr wrote such a name as the escape caf\\udce9: a latin-1 class folder's count in
+    train's summary stood out of line with the other classes', and a path that -v named could
+    not be pasted back into a command. Both streams now give the name's bytes, as ls does."""
+    data = os.fsencode(tmp_path / "data")
+    for label in (b"caf\xe9", b"tea"):
+        os.makedirs(os.path.join(data, label))
+        for n in range(3):
+            with open(os.path.join(data, label, b"%d.txt" % n), "wb") as handle:
+                handle.write(b"a cup of %s, number %d" % (b"tea" if label == b"tea" else b"coffee", n))
+    odd = os.path.join(data, b"tea", b"th\xe9.txt")
+    with open(odd, "wb") as handle:
+        handle.write(b"th\xe9 vert")  # latin-1 in the text too: replaced, and -v names the file
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    done = subprocess.run([sys.executable, "-m", "nbtext", "train", data, "-o", tmp_path / "m", "-v"], env=env,
+                          capture_output=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[:3] == [b"read 7 documents", b"1 decoded with replacement (bytes not valid utf-8)", b"  " + odd]
+    assert lines[4:6] == [b"  caf\xe9         3", b"  tea          4"]  # lined up byte for byte
+
+
 def test_shell_completion_offers_commands_and_choices():
     """README's completion line: the shell asks the installed command itself."""
     def complete(*words: str) -> list[str]:
