@@ -74,6 +74,21 @@ def test_a_text_part_whose_base64_is_cut_short_is_counted_as_malformed(as_mail, 
                                     "lists.sourceforge.net/lists/listinfo/webmake-talk")
 
 
+def test_a_multipart_whose_boundary_never_comes_is_read_whole(as_mail, spamassassin):
+    """This spam declares a boundary its body misspells, so the parser leaves the body whole,
+    as one part of type multipart: it was dropped as a part with no text, and the message was
+    read as its Subject alone. It is now read as text (its HTML as HTML), and counted."""
+    docs, report = as_mail
+    name = "spam.00467.5b733c506b7165424a0d4a298e67970f"
+    assert f"{spamassassin}/spam/{name}" in report.malformed
+    lines = docs[name].text.splitlines()
+    assert lines[:2] == ["Subject: Printer Cartridges as low as $1.21 each!", "This is a multipart MIME message."]
+    assert lines.count("Incredible Deals on Inkjet Cartridges!") == 2  # its text part and its HTML part
+    assert not re.search(r"<(html|body|font|div)\b", docs[name].text, re.I)
+    no_boundary = message_text(b"Subject: s\nContent-Type: multipart/mixed\n\n1 < 2 is not a tag\n")
+    assert (no_boundary.text, no_boundary.malformed) == ("Subject: s\n1 < 2 is not a tag\n", True)
+
+
 def test_a_charset_name_with_a_nul_falls_back_as_an_unknown_one(spamassassin, tmp_path):
     """A NUL in a part's charset name made the codec lookup raise ValueError, and train died
     with a traceback on the message. It now falls back as for any unknown charset."""

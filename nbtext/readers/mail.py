@@ -134,10 +134,12 @@ def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, s
         if part.is_multipart():
             continue
         maintype = part.get_content_maintype()
-        if maintype != "text" or part.get_filename():
+        # A multipart whose boundary never comes is left whole by the parser: read as the text
+        # it is, as mail clients and SpamAssassin read it, not dropped as a part with no text.
+        unsplit = maintype == "multipart"
+        if not unsplit and (maintype != "text" or part.get_filename()):
             malformed |= _broken(part)
-            if maintype != "multipart":
-                attachments += 1
+            attachments += 1
             continue
         try:
             decoded = part.get_payload(decode=True)  # bytes, or None: never a Message outside multiparts
@@ -146,13 +148,17 @@ def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, s
             malformed = True
             payload = str(part.get_payload()).encode("utf-8", "replace")
         malformed |= _broken(part)  # decoding adds its own defects: base64 with bytes that are not base64
-        html = part.get_content_subtype() == "html"
+        html = part.get_content_subtype() == "html" or (unsplit and _HTML_TAG.search(payload) is not None)
         charset = part.get_content_charset() or (html_charset(payload) if html else None)
         body_charset = body_charset or charset  # raw 8-bit in the Subject is most likely in it too
         text, lossy = decode_part(payload, charset)
         replaced |= lossy
         parts.append(html_to_text(text) if html else text)
     return parts, replaced, attachments, malformed, body_charset
+
+
+#: The tags that show a multipart left whole holds an HTML page, to be read as one.
+_HTML_TAG = re.compile(rb"<(?:html|body)\b", re.IGNORECASE)
 
 
 def _broken(part: email.message.Message) -> bool:
