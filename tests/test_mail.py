@@ -89,6 +89,19 @@ def test_a_multipart_whose_boundary_never_comes_is_read_whole(as_mail, spamassas
     assert (no_boundary.text, no_boundary.malformed) == ("Subject: s\n1 < 2 is not a tag\n", True)
 
 
+def test_a_body_named_as_a_file_is_read_and_attached_text_files_are_not(as_mail, spamassassin):
+    """This spam's only part, its body, carries a file name ("filename.html"): it was skipped
+    as an attachment and the message read as its Subject alone. A text file sent beside a
+    message, as the patch in this ham is, is still left out and counted."""
+    docs, report = as_mail
+    spam = docs["spam.00036.256602e2cb5a5b373bdd1fb631d9f452"].text
+    assert spam.startswith("Subject: Re: Your bank account\nDear\nFriend,\n") and "EASY MONEY!!" in spam
+    ham = docs["easy_ham.00986.93b7eb74f26330872be1d58ec9d2b64c"].text
+    assert "But there's one reference of $L left." in ham and "FtocUnmarkInner" not in ham
+    assert report.attachments == 88
+    assert "88 mail attachments skipped (attached files, not the message's text)" in report.lines()
+
+
 def test_a_charset_name_with_a_nul_falls_back_as_an_unknown_one(spamassassin, tmp_path):
     """A NUL in a part's charset name made the codec lookup raise ValueError, and train died
     with a traceback on the message. It now falls back as for any unknown charset."""

@@ -294,7 +294,7 @@ def test_workers_parse_mail_files_as_one_process_does():
         reports[jobs] = corpus.report
     assert_same_counts(counts[1].to_dict(), counts[3].to_dict())
     assert reports[1] == reports[3]
-    assert (reports[1].documents, len(reports[1].malformed), reports[1].attachments) == (3000, 28, 89)
+    assert (reports[1].documents, len(reports[1].malformed), reports[1].attachments) == (3000, 28, 88)
     assert len(reports[1].replaced) == 50  # 57 before HTML parts were read by their <meta> charset
 
 

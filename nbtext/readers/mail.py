@@ -2,7 +2,7 @@
 
 The Subject and every text part make the document; HTML parts become text (tags, scripts and
 styles dropped, entities decoded); each part is decoded by its declared charset, with a
-fallback when the charset is wrong or unknown; non-text attachments are skipped and counted.
+fallback when the charset is wrong or unknown; attachments are skipped and counted.
 Malformed MIME never stops a run: the message is read as well as it can be and counted.
 """
 
@@ -137,7 +137,10 @@ def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, s
         # A multipart whose boundary never comes is left whole by the parser: read as the text
         # it is, as mail clients and SpamAssassin read it, not dropped as a part with no text.
         unsplit = maintype == "multipart"
-        if not unsplit and (maintype != "text" or part.get_filename()):
+        # A text part with a file name is a file sent beside the message (a patch, a log), but
+        # the message's own body is its text whatever name a mailer gave it ("filename.html").
+        attached = maintype != "text" or (part.get_filename() is not None and part is not message)
+        if attached and not unsplit:
             malformed |= _broken(part)
             attachments += 1
             continue

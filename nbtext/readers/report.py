@@ -142,7 +142,8 @@ class ReadReport:
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
         if self.attachments:
-            out.append(f"{self.attachments:,} {plural(self.attachments, 'mail attachment')} skipped (not text)")
+            attachments = plural(self.attachments, "mail attachment")
+            out.append(f"{self.attachments:,} {attachments} skipped (attached files, not the message's text)")
         return out
 
 
