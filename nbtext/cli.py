@@ -980,7 +980,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
-    of stdin is one document. Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
+    of stdin is one document (for a model trained on mail, stdin is one message, or each
+    message of an mbox). Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
     --proba adds each label's probability, --top-k the next best labels (a tab, newline or
     backslash in a name is written \\t, \\n or \\\\). Answers stream: each is printed as soon
     as its input has been read; going to a file or a pipe, they are counted on stderr when
@@ -1194,7 +1195,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     procmail and maildrop rules written for bogofilter work unchanged; a line
     VERDICT<TAB>SCORE is printed (PATH<TAB>VERDICT<TAB>SCORE for a file) unless --quiet or
     --passthrough. Many messages (an mbox, a maildir, a folder of message files): one line
-    each, IDENTITY<TAB>VERDICT<TAB>SCORE, in order and as they are read; exit 0.
+    each, IDENTITY<TAB>VERDICT<TAB>SCORE, in order and as they are read; exit 0. An mbox of
+    several messages on stdin is refused (exit 3), not given one verdict: give its path.
 
     A message is Spam when its score is at or above the spam cut-off, Ham below the ham
     cut-off, and Unsure between them; the model's cut-offs apply unless given here. The
@@ -1211,6 +1213,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
 
     from .model import Model
     from .readers import Document, ReadReport, iter_unlabelled, standard_input
+    from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file, without_known_words
     from .render import tsv_field
@@ -1232,6 +1235,10 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
         trained_format = _trained_format(model)
         report = ReadReport()
+        if source == "-" and raw is not None and holds_mbox_messages(raw):
+            # one verdict, one exit status, for many messages would be no message's verdict
+            raise DataError("stdin holds several mbox messages, and the filter gives stdin one verdict: give the "
+                            "mbox as a path (nbtext filter MODEL BOX.mbox) for a line each")
         if raw is not None:  # one message, read above
             if trained_format:
                 doc = read_message(raw, source, None, report, model.analyzer.headers)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 
@@ -144,11 +145,32 @@ def read_files(
             progress(size if raw is None else len(raw))
 
 
+#: An mbox's separator line: ``From``, the sender (``-`` from Thunderbird), and the date the
+#: message was stored, which names its weekday and has a time (``From ann@example.com  Thu Sep
+#: 26 11:11:54 2002``); a paragraph of a message that begins "From what I saw" has neither.
+_FROM_LINE = re.compile(rb"From \S* +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\d:\d\d")
+
 
 def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
-    """Whether a file's bytes are an mbox of several messages: a ``From `` line first, and one
-    after a blank line further on (CRLF lines too, as a mailbox written on Windows has)."""
-    return data[:5] == b"From " and (data.find(b"\n\nFrom ") >= 0 or data.find(b"\n\r\nFrom ") >= 0)
+    """Whether a file's bytes are an mbox of several messages: a ``From `` separator line first,
+    and one after a blank line further on (CRLF lines too, as a mailbox written on Windows has).
+
+    >>> holds_mbox_messages(b"From a@b.org Thu Sep 26 11:11:54 2002\\nSubject: 1\\n\\nhi\\n\\n"
+    ...                     b"From c@d.org Thu Sep 26 11:12:01 2002\\nSubject: 2\\n\\nho\\n")
+    True
+    >>> holds_mbox_messages(b"From a@b.org Thu Sep 26 11:11:54 2002\\nSubject: 1\\n\\n"
+    ...                     b"From what I saw on Mon 7 Oct at 9:30, it works.\\n")
+    False
+    """
+    if _FROM_LINE.match(data) is None:
+        return False
+    for gap in (b"\n\nFrom ", b"\n\r\nFrom "):
+        found = data.find(gap)
+        while found >= 0:
+            if _FROM_LINE.match(data, found + len(gap) - 5):
+                return True
+            found = data.find(gap, found + 1)
+    return False
 
 
 def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:

@@ -331,8 +331,9 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
 
 
 def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
-              progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """Each message of an mbox file is a document, ``PATH:INDEX`` (from 1)."""
+              progress: Callable[[int], None] | None = None, name: str | None = None) -> Iterator[Document]:
+    """Each message of an mbox file is a document, ``PATH:INDEX`` (from 1; ``NAME:INDEX`` where
+    the file holds what came from elsewhere, as stdin)."""
     import mailbox
 
     with open(path, "rb") as handle:
@@ -344,7 +345,7 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     try:
         for index, key in enumerate(box.iterkeys(), 1):
             raw = box.get_bytes(key)
-            yield read_message(raw, f"{path}:{index}", label, report, headers)
+            yield read_message(raw, f"{name or path}:{index}", label, report, headers)
             if progress is not None:
                 progress(len(raw))
     finally:
