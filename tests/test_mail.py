@@ -104,6 +104,24 @@ def test_a_body_named_as_a_file_is_read_and_attached_text_files_are_not(as_mail,
     assert "88 mail attachments skipped (attached files, not the message's text)" in report.lines()
 
 
+def test_text_with_no_mail_header_is_read_whole(mail_layouts, tmp_path):
+    """Read as mail, 62 SMS messages lost words or all of their text: "URGENT!: Your Mobile
+    No. was awarded..." and "K:)k:)good:)study well." parse as a header line, so a filter
+    given one on stdin, as a user tries a filter out, scored an empty message. Input with no
+    header that mail has is now read whole, as a plain file is."""
+    from nbtext.readers.report import decode
+
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines()
+    texts = [line.split(b"\t", 1)[1] for line in lines]
+    assert len(texts) == 5574
+    assert [message_text(raw).text for raw in texts] == [decode(raw, "utf-8")[0] for raw in texts]
+    urgent = next(raw for raw in texts if raw.startswith(b"URGENT!: Your Mobile No. was awarded"))
+    model = tmp_path / "m.joblib"
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", model])
+    empty = run(["filter", model], input=b"", expect=None).stdout
+    assert run(["filter", model], input=urgent, expect=None).stdout != empty
+
+
 def test_a_charset_name_with_a_nul_falls_back_as_an_unknown_one(spamassassin, tmp_path):
     """A NUL in a part's charset name made the codec lookup raise ValueError, and train died
     with a traceback on the message. It now falls back as for any unknown charset."""

@@ -69,6 +69,10 @@ def mail_headers(given: Sequence[str] | None, is_mail: bool) -> tuple[str, ...]:
 _WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "us-ascii": "cp1252",
           "ks_c_5601-1987": "cp949", "euc-kr": "cp949", "big5": "big5hkscs"}
 _HEADER_TOKEN = re.compile(r"\w+")
+#: Headers of which every message, stored or sent, has one at least. Input with none of them
+#: is text, not mail: "Note: the meeting moved" is its first line, not a header to drop.
+_MAIL_HEADERS = frozenset({"from", "to", "cc", "subject", "date", "received", "message-id", "mime-version",
+                           "content-type", "return-path", "sender", "reply-to", "delivered-to", "newsgroups"})
 
 
 @dataclass
@@ -95,6 +99,11 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     Subject: Café offer
     Crème brûlée
     from_ann from_ann_example_com from_com from_example from_example_com
+
+    Text with no mail header, as typed to a filter, is read whole, as a plain file is:
+
+    >>> message_text(b"URGENT: claim your prize\\nCall now\\n").text
+    'URGENT: claim your prize\\nCall now\\n'
     """
     import email
     import email.parser
@@ -102,6 +111,9 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
 
     try:
         message = email.message_from_bytes(raw, policy=email.policy.compat32)
+        if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
+            text, replaced = decode_part(raw, None)
+            return MailText(text, replaced, 0, False, None)
         parts, replaced, attachments, malformed, body_charset = _body(message)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
