@@ -291,6 +291,13 @@ def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
     result = run(["eval", tickets_model, billing], expect=1)
     assert result.stderr == skipped + "Error: no documents to evaluate\n"
     assert not (tmp_path / "m").exists()
+    # A fresh folder, the path mistyped: "no documents to train on" came alone, unexplained.
+    # predict on one stays silent, as a nightly job on a mail folder with nothing new needs.
+    (tmp_path / "data").mkdir()
+    result = run(["train", tmp_path / "data", "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == ("read 0 documents\n1 skipped: empty folder (DATA holds one folder per class: "
+                             "DATA/LABEL/FILE)\nError: no documents to train on\n")
+    assert run(["predict", tickets_model, tmp_path / "data"]).stderr == ""
 
 
 @pytest.mark.parametrize("command", [["train", TICKETS / "train"], ["tune", TICKETS / "train"],

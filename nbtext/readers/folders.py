@@ -26,6 +26,8 @@ GONE = "gone before it was read (moved or deleted meanwhile)"
 UNREADABLE = "unreadable ("
 #: A first-level folder in which no document was found: its label gets no documents from it.
 NO_DOCUMENTS = "class folder holding no documents"
+#: A DATA folder with nothing in it, as a path mistyped into a fresh folder gives.
+EMPTY_DATA = "empty folder (DATA holds one folder per class: DATA/LABEL/FILE)"
 
 
 def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]:
@@ -51,6 +53,10 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
         for path, label in walk.class_folders:
             if label not in found and path in walk.listed:  # one not listed is counted already
                 report.skip(NO_DOCUMENTS, path)
+    elif labelled and not walk.entries and root in walk.listed:  # else "no documents" would come unexplained
+        with os.scandir(root) as listing:
+            if next(listing, None) is None:
+                report.skip(EMPTY_DATA, root)
     return walk.entries
 
 
