@@ -1018,7 +1018,9 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
                                               encoding=encoding, format_batch=format_batch), "documents", report)
     else:
         if "-" in (paths or ["-"]) and sys.stdin is not None and sys.stdin.isatty():  # not left waiting unsaid
-            click.echo("reading documents from the terminal, one a line; Ctrl-D ends", err=True)
+            hint = ("reading one message from the terminal; Ctrl-D ends" if input_format == "email"  # as filter
+                    else "reading documents from the terminal, one a line; Ctrl-D ends")
+            click.echo(hint, err=True)
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
                                   headers=model.analyzer.headers, columns=columns)
         format_batch = functools.partial(_format_batch, k=k, proba=proba, fmt=fmt)

@@ -397,6 +397,18 @@ def test_typing_at_a_terminal_gets_a_hint_and_answers_line_by_line(tickets_model
         assert process.stdout.read() == b"" and process.stderr.read() == b""
 
 
+def test_predict_with_a_mail_model_says_it_reads_one_message_typed(tmp_path):
+    """A model trained on mail reads stdin as one message, not a document a line, but predict
+    said it read lines: a user typed one and waited for an answer that came only at Ctrl-D."""
+    model = tmp_path / "m.joblib"
+    run(["train", TICKETS / "train", "--input-format", "email", "-o", model])
+    with at_a_terminal("predict", model) as (process, keyboard):
+        assert process.stderr.readline() == b"reading one message from the terminal; Ctrl-D ends\n"
+        os.write(keyboard, b"Subject: refund\n\nI was charged twice this month.\n\x04")
+        assert process.wait(timeout=30) == 0
+        assert process.stdout.read() == b"<stdin>\tbilling\n"
+
+
 def test_filter_says_it_reads_a_message_typed_at_the_terminal(tmp_path):
     model = tmp_path / "f.joblib"
     run(["train", TICKETS / "train", "--spam-label", "billing", "-o", model])
