@@ -24,7 +24,7 @@ import click
 from . import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
-from .readers import INPUT_FORMATS, MAIL_FORMATS
+from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
 from .readers.report import KEPT_EMPTY, plural
 
@@ -469,6 +469,16 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
                                                             options["id_column"], options["skip_unlabelled"]))
 
 
+def _remembered_format(model, model_path: str, data, given: str | None) -> str | None:
+    """The input format DATA are read in: the one given, else the one MODEL was trained on. Mail
+    is read by name, so with a model trained on mail, stdin needs its line format said."""
+    trained = model.summary.get("input_format")
+    if given is None and trained in MAIL_FORMATS and "-" in data:
+        raise DataError(f"{model_path} was trained on mail, which is read by name (DIR/<label>/ folders), not from "
+                        f"stdin: give --input-format {'|'.join(LINE_FORMATS)} to read labelled lines from stdin")
+    return given or trained
+
+
 def _trained_columns(corpus, data) -> dict[str, str | None] | None:
     """The columns or fields DATA were read by (CSV and JSONL files, or any table given column
     options), kept in the model for eval and predict to read new ones by; None for other data."""
@@ -582,7 +592,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         analyzer = base.analyzer
         options.update(_remembered_columns(base, data, {name: options[name] for name in _COLUMN_OPTIONS}))
     _not_over_the_data(output, data)
-    input_format = options["input_format"] or (base.summary.get("input_format") if base else None)
+    input_format = options["input_format"] if base is None else \
+        _remembered_format(base, update_path, data, options["input_format"])
     if base is None:
         corpus, analyzer = _labelled_corpus(data, options, analyzer, input_format)
     else:  # the model's analyzer, headers and all
@@ -807,7 +818,8 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
     elif spam_cutoff is not None or ham_cutoff is not None:
         raise click.UsageError(f"--spam-cutoff and --ham-cutoff are for a spam filter; {model_path} is none")
     options.update(_remembered_columns(model, data, {name: options[name] for name in _COLUMN_OPTIONS}))
-    corpus = _corpus(data, options, model.analyzer.headers, model.summary.get("input_format"))
+    input_format = _remembered_format(model, model_path, data, options["input_format"])
+    corpus = _corpus(data, options, model.analyzer.headers, input_format)
     with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
         report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report, spam_filter)

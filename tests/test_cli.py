@@ -409,6 +409,21 @@ def test_predict_with_a_mail_model_says_it_reads_one_message_typed(tmp_path):
         assert process.stdout.read() == b"<stdin>\tbilling\n"
 
 
+def test_labelled_lines_on_stdin_for_a_mail_model_need_their_format_said(tmp_path):
+    """eval and train --update read DATA as their model was trained; for a model trained on
+    mail, stdin then failed with "--input-format email reads DIR/<label>/ folders by name",
+    an option the user never gave. The error now says where it came from and what to give."""
+    model = tmp_path / "m.joblib"
+    run(["train", TICKETS / "train", "--input-format", "email", "-o", model])
+    lines = "billing\tI was charged twice this month\nshipping\twhere is my parcel\n"
+    error = (f"Error: {model} was trained on mail, which is read by name (DIR/<label>/ folders), not from stdin: "
+             "give --input-format tsv|jsonl|fasttext to read labelled lines from stdin\n")
+    assert run(["eval", model, "-"], input=lines, expect=1).stderr == error
+    assert run(["train", "-", "--update", model, "-o", tmp_path / "u.joblib"], input=lines, expect=1).stderr == error
+    scored = run(["eval", model, "-", "--input-format", "tsv"], input=lines).stdout
+    assert scored.startswith("accuracy 1.0000 ") and scored.splitlines()[0].endswith("documents 2")
+
+
 def test_filter_says_it_reads_a_message_typed_at_the_terminal(tmp_path):
     model = tmp_path / "f.joblib"
     run(["train", TICKETS / "train", "--spam-label", "billing", "-o", model])
