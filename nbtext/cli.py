@@ -1245,14 +1245,14 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             with open(source, "rb") as handle:
                 raw = handle.read()
     try:
+        if source == "-" and raw is not None and holds_mbox_messages(raw):  # before the model is loaded for nothing
+            # one verdict, one exit status, for many messages would be no message's verdict
+            raise DataError("stdin holds several mbox messages, and the filter gives stdin one verdict: give the "
+                            "mbox as a path (nbtext filter MODEL BOX.mbox) for a line each")
         model = Model.load(model_path)
         spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
         trained_format = _trained_format(model)
         report = ReadReport()
-        if source == "-" and raw is not None and holds_mbox_messages(raw):
-            # one verdict, one exit status, for many messages would be no message's verdict
-            raise DataError("stdin holds several mbox messages, and the filter gives stdin one verdict: give the "
-                            "mbox as a path (nbtext filter MODEL BOX.mbox) for a line each")
         if raw is not None:  # one message, read above
             if trained_format:
                 doc = read_message(raw, source, None, report, model.analyzer.headers)
