@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import mailbox
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -104,7 +105,7 @@ def test_a_body_named_as_a_file_is_read_and_attached_text_files_are_not(as_mail,
     assert "88 mail attachments skipped (attached files, not the message's text)" in report.lines()
 
 
-def test_text_with_no_mail_header_is_read_whole(mail_layouts, tmp_path):
+def test_text_with_no_mail_header_is_read_whole(mail_filter):
     """Read as mail, 62 SMS messages lost words or all of their text: "URGENT!: Your Mobile
     No. was awarded..." and "K:)k:)good:)study well." parse as a header line, so a filter
     given one on stdin, as a user tries a filter out, scored an empty message. Input with no
@@ -116,10 +117,8 @@ def test_text_with_no_mail_header_is_read_whole(mail_layouts, tmp_path):
     assert len(texts) == 5574
     assert [message_text(raw).text for raw in texts] == [decode(raw, "utf-8")[0] for raw in texts]
     urgent = next(raw for raw in texts if raw.startswith(b"URGENT!: Your Mobile No. was awarded"))
-    model = tmp_path / "m.joblib"
-    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", model])
-    empty = run(["filter", model], input=b"", expect=None).stdout
-    assert run(["filter", model], input=urgent, expect=None).stdout != empty
+    empty = run(["filter", mail_filter], input=b"", expect=None).stdout
+    assert run(["filter", mail_filter], input=urgent, expect=None).stdout != empty
 
 
 def test_a_charset_name_with_a_nul_falls_back_as_an_unknown_one(spamassassin, tmp_path):
@@ -209,6 +208,15 @@ def test_enron_read_as_mail_has_the_words_it_has_as_text(name):
         assert len(mail_corpus.report.replaced) == 129
 
 
+@pytest.fixture(scope="module")
+def mail_filter(mail_layouts, tmp_path_factory):
+    """The filter `nbtext train` makes of the 300 messages, trained once for the tests that
+    only read it."""
+    model = tmp_path_factory.mktemp("filter") / "m.joblib"
+    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", model])
+    return model
+
+
 def _plain(raw: bytes) -> bool:
     """No body line an mbox would have to escape (mbox writers turn "From " into ">From ")."""
     return not re.search(rb"\n>*From ", raw.split(b"\n", 1)[1] if raw.startswith(b"From ") else raw)
@@ -273,16 +281,15 @@ def test_mbox_files_read_whole_are_said_to_hold_several_messages(mail_layouts, i
 
 
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])
-def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
+def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, mail_filter):
     folder = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
     other = LabelledCorpus([str(mail_layouts / layout)], input_format=None if layout == "maildir" else layout)
     assert sorted((d.label, d.text) for d in folder) == sorted((d.label, d.text) for d in other)
     assert other.report.documents == 300
     # the same predictions, message by message
-    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "m.joblib"])
-    by_file = run(["predict", tmp_path / "m.joblib", mail_layouts / "folder", "--format", "jsonl"]).stdout
+    by_file = run(["predict", mail_filter, mail_layouts / "folder", "--format", "jsonl"]).stdout
     box_paths = [mail_layouts / layout / label / ("inbox.mbox" if layout == "mbox" else "") for label in ("ham", "spam")]
-    by_box = run(["predict", tmp_path / "m.joblib", *box_paths, "--format", "jsonl"]).stdout
+    by_box = run(["predict", mail_filter, *box_paths, "--format", "jsonl"]).stdout
     def labels_by_id(output: str) -> Counter:
         return Counter((r.get("message_id"), r["label"]) for r in map(json.loads, output.splitlines()))
 
@@ -291,56 +298,54 @@ def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, tmp_path):
     assert first["path"] == f"{box_paths[0]}:1".replace("/:1", ":1") and first["message_id"].startswith("<")
 
 
-def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, tmp_path):
+def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, mail_filter, tmp_path):
     """CRLF line ends: predict and filter took the 150 messages for one, since the check for
     a second message looked for LF LF From only."""
     lf = mail_layouts / "mbox" / "spam" / "inbox.mbox"
     crlf = tmp_path / "inbox.mbox"
     crlf.write_bytes(lf.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
-    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "m.joblib"])
     def answers(path) -> list[tuple[str, str]]:
-        output = run(["predict", tmp_path / "m.joblib", path, "--format", "jsonl"]).stdout
+        output = run(["predict", mail_filter, path, "--format", "jsonl"]).stdout
         return [(record["message_id"], record["label"]) for record in map(json.loads, output.splitlines())]
 
     expected = answers(lf)
     assert len(expected) == 150 and answers(crlf) == expected
-    verdicts = run(["filter", tmp_path / "m.joblib", crlf]).stdout.splitlines()
+    verdicts = run(["filter", mail_filter, crlf]).stdout.splitlines()
     assert [line.split("\t")[0] for line in verdicts] == [f"{crlf}:{i} {message_id}"
                                                          for i, (message_id, _) in enumerate(expected, 1)]
 
 
-def test_an_mbox_piped_to_predict_is_read_message_by_message(mail_layouts, tmp_path):
+def test_an_mbox_piped_to_predict_is_read_message_by_message(mail_layouts, mail_filter, tmp_path):
     """`cat box.mbox | nbtext predict MODEL` read the 150 messages as one, the first one's
     headers over all the bodies, and printed one answer; `nbtext learn MODEL --spam -`
     learned them as one spam. stdin is now read as the file is. nbtext filter gives stdin
     one verdict, its exit status, so it refuses an mbox there."""
     box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
-    model = tmp_path / "m.joblib"
-    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", model])
-    by_path = run(["predict", model, box]).stdout.splitlines()
+    by_path = run(["predict", mail_filter, box]).stdout.splitlines()
     with box.open("rb") as stdin:  # a real file descriptor on stdin, as the shell gives it
-        piped = subprocess.run([sys.executable, "-m", "nbtext", "predict", str(model)], stdin=stdin,
+        piped = subprocess.run([sys.executable, "-m", "nbtext", "predict", str(mail_filter)], stdin=stdin,
                                capture_output=True, text=True)
     assert piped.returncode == 0 and len(by_path) == 150
     assert piped.stdout.splitlines() == [line.replace(str(box), "<stdin>", 1) for line in by_path]
-    refused = run(["filter", model], input=box.read_bytes(), expect=3)
+    refused = run(["filter", mail_filter], input=box.read_bytes(), expect=3)
     assert refused.stdout == "" and refused.stderr == (
         "Error: stdin holds several mbox messages, and the filter gives stdin one verdict: give the mbox as a "
         "path (nbtext filter MODEL BOX.mbox) for a line each\n")
-    passed = run(["filter", "--passthrough", model], input=box.read_bytes(), expect=3)
+    passed = run(["filter", "--passthrough", mail_filter], input=box.read_bytes(), expect=3)
     assert passed.stdout_bytes == box.read_bytes()  # nothing lost on the way through
+    model = tmp_path / "m.joblib"  # learn rewrites the model it teaches: a copy
+    shutil.copyfile(mail_filter, model)
     learned = run(["learn", model, "--spam", "-"], input=box.read_bytes()).stderr  # was "learned 1 spam"
     assert learned.startswith("read 150 documents\n") and f"\nlearned 150 spam -> {model} (" in learned
 
 
-def test_a_message_with_a_from_paragraph_is_one_message(mail_layouts, tmp_path):
+def test_a_message_with_a_from_paragraph_is_one_message(mail_layouts, mail_filter, tmp_path):
     """A lone message that starts with an mbox From line, as mail stores keep them, and has a
     paragraph beginning "From" (199 of the 20news posts do) was split in two there, as an mbox
     of two messages: predict gave a file two answers, and filter called it a batch and exited
     0, spam to a procmail rule. A "From " line now separates messages only where it has a
     date with a weekday and a time, as every mbox writer puts there."""
-    model = tmp_path / "m.joblib"
-    run(["train", mail_layouts / "folder", "--input-format", "email", "-o", model])
+    model = mail_filter
     message = next((mail_layouts / "folder" / "ham").iterdir()).read_bytes()
     assert message.startswith(b"From ")
     message += b"\nFrom what I saw on Monday, it works.\n"
