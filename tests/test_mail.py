@@ -105,6 +105,22 @@ def test_a_body_named_as_a_file_is_read_and_attached_text_files_are_not(as_mail,
     assert "88 mail attachments skipped (attached files, not the message's text)" in report.lines()
 
 
+def test_a_forwarded_message_is_read_with_its_subject(as_mail):
+    """A message forwarded inside another (message/rfc822) shows its Subject in mail clients:
+    its body was read but its Subject was not, so this ham lost the words of the post it forwards."""
+    docs, _ = as_mail
+    ham = docs["easy_ham.01294.8c242aa8998042dd666b7f9db56a6a3e"].text
+    assert ham.startswith("Subject: Fw: some (null) eyecandy packages\n")
+    assert "Subject some (null) eyecandy packages\n\nSubject: some (null) eyecandy packages\nI make these" in ham
+    bounce = docs["easy_ham.01542.ed72bf2cd81ccd4c076533fb0af004e5"].text
+    assert "banned or potentially offensive text.\n\n\nSubject: Re: [SAtalk] spamd error messages\n" in bounce
+    latin1 = message_text(b"Subject: Fwd\nContent-Type: message/rfc822\n\nSubject: caf\xe9\n\nbody\n")
+    assert (latin1.text, latin1.replaced) == ("Subject: Fwd\nSubject: caf\ufffd\nbody\n", True)
+    declared = message_text(b"Subject: Fwd\nContent-Type: message/rfc822\n\nSubject: caf\xe9\n"
+                            b"Content-Type: text/plain; charset=iso-8859-1\n\nbody\n")
+    assert (declared.text, declared.replaced) == ("Subject: Fwd\nSubject: café\nbody\n", False)
+
+
 def test_text_with_no_mail_header_is_read_whole(mail_filter):
     """Read as mail, 62 SMS messages lost words or all of their text: "URGENT!: Your Mobile
     No. was awarded..." and "K:)k:)good:)study well." parse as a header line, so a filter

@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 # email, mailbox and html.parser are imported where used: together they cost a fresh
 # `nbtext predict` on plain text about 30 ms it does not need.
@@ -144,6 +144,10 @@ def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, s
     parts = []
     for part in message.walk():
         if part.is_multipart():
+            if part.get_content_type() == "message/rfc822":  # a forwarded message: its Subject is its text too
+                subjects, lossy = _forwarded_subjects(part, body_charset)
+                parts.extend(subjects)
+                replaced |= lossy
             continue
         maintype = part.get_content_maintype()
         # A multipart whose boundary never comes is left whole by the parser: read as the text
@@ -170,6 +174,16 @@ def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, s
         replaced |= lossy
         parts.append(html_to_text(text) if html else text)
     return parts, replaced, attachments, malformed, body_charset
+
+
+def _forwarded_subjects(part: email.message.Message, charset: str | None) -> tuple[list[str], bool]:
+    """The Subject lines of the messages a message/rfc822 part holds, as mail clients show them,
+    and whether bytes were replaced in them. Raw 8-bit is read in the charset each message's
+    body declares, else in the outer one's."""
+    inners = cast("list[email.message.Message]", part.get_payload())  # is_multipart(): a list of messages
+    read = [_header_text(inner["Subject"], next((c for c in inner.get_charsets() if c), charset))
+            for inner in inners if "Subject" in inner]
+    return [f"Subject: {subject}" for subject, _ in read], any(lossy for _, lossy in read)
 
 
 #: The tags that show a multipart left whole holds an HTML page, to be read as one.
