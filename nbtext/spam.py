@@ -17,6 +17,7 @@ trainings.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
@@ -31,6 +32,7 @@ from .analysis import Analyzer
 from .errors import DataError, ModelError
 from .model import Model
 from .readers import Document
+from .readers.report import marked_order
 
 if TYPE_CHECKING:
     from .tuning import Trial
@@ -317,7 +319,8 @@ def insert_header(raw: bytes, header: str) -> bytes:
 
     The block ends at the first line that is neither a header field nor its continuation
     (normally the blank line; some real mail, e.g. Enron's, goes straight on to the body).
-    Every original byte is kept; the new line ends as the message's first line does.
+    Every original byte is kept; the new line ends as the message's first line does, and is
+    written in UTF-16 or UTF-32 where a byte order mark says the message is.
 
     >>> insert_header(b"Subject: hi\r\nTo: me\r\n\r\nbody\r\n", "X-A: 1")
     b'Subject: hi\r\nTo: me\r\nX-A: 1\r\n\r\nbody\r\n'
@@ -325,17 +328,27 @@ def insert_header(raw: bytes, header: str) -> bytes:
     b'Subject: no blank line\nX-A: 1\nbody text\n'
     >>> insert_header(b"Subject: no body", "X-A: 1")
     b'Subject: no body\nX-A: 1\n'
+    >>> insert_header("\ufeffSubject: hi\n\nbody\n".encode("utf-16-be"), "X-A: 1").decode("utf-16")
+    'Subject: hi\nX-A: 1\n\nbody\n'
     """
+    wide = marked_order(raw[:4])
+    if wide is not None:  # saved by a Windows tool (PowerShell's >): the line is added in the message's encoding
+        try:
+            text, rest = raw.decode(wide), b""
+        except UnicodeDecodeError as error:  # bytes after the error are kept as they are
+            text, rest = raw[:error.start].decode(wide), raw[error.start:]
+        return insert_header(text.encode("utf-8"), header).decode("utf-8").encode(wide) + rest
     first_line = raw.split(b"\n", 1)[0]
     eol = b"\r\n" if first_line.endswith(b"\r") else b"\n"
     line = header.encode("ascii") + eol
-    position = 0
-    if raw.startswith(b"From "):  # an mbox "From " line comes before the header fields
+    start = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0  # Notepad's mark stays first
+    position = start
+    if raw.startswith(b"From ", start):  # an mbox "From " line comes before the header fields
         position = len(first_line) + 1
     while position < len(raw):
         end = raw.find(b"\n", position)
         end = len(raw) if end < 0 else end + 1
-        if not _HEADER_LINE.match(raw, position) or (position == 0 and raw[:1] in b" \t"):
+        if not _HEADER_LINE.match(raw, position) or (position == start and raw[position:position + 1] in b" \t"):
             return raw[:position] + line + raw[position:]
         position = end
     return raw + line if raw.endswith(b"\n") or not raw else raw + eol + line

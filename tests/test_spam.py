@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import mailbox
 import os
@@ -290,6 +291,29 @@ def test_passthrough_adds_one_header_and_keeps_every_byte(filter_model, corpus):
     # on an error the message still goes through, unchanged
     failed = run(["filter", "-p", filter_model.parent / "none.joblib"], input=raw, expect=3)
     assert failed.stdout_bytes == raw
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-be", "utf-32"])
+def test_a_message_saved_by_a_windows_tool_is_read_and_passed_through_in_its_encoding(filter_model, mail_root,
+                                                                                       tmp_path, encoding):
+    """A message saved with Notepad's UTF-8 mark, or as UTF-16 by PowerShell's ``>``, was not
+    read as mail: the mark hid the first header, so the headers were read as words, and UTF-16
+    as noise. --passthrough put the status line before the mark, outside the message's encoding.
+    Each is now scored as the message itself, and the line goes in as the message is written."""
+    _, held = mail_root
+    original = next(p for p in held["spam"] if p.read_bytes().isascii())
+    text = original.read_text("ascii")
+    saved = tmp_path / "saved.eml"
+    saved.write_bytes((codecs.BOM_UTF16_BE if encoding == "utf-16-be" else b"") + text.encode(encoding))
+    as_sent = run(["filter", "-e", filter_model, original]).stdout.split("\t")[1:]
+    assert run(["filter", "-e", filter_model, saved]).stdout.split("\t")[1:] == as_sent
+    verdict, score = as_sent[0], as_sent[1].strip()
+    out = run(["filter", "-p", "-e", filter_model], input=saved.read_bytes()).stdout_bytes
+    line = f"X-Nbtext-Status: {verdict}, score={score}\n"
+    assert out.decode("utf-16" if encoding == "utf-16-be" else encoding) == text.replace("\n\n", f"\n{line}\n", 1)
+    assert out.startswith(saved.read_bytes()[:4])  # the mark first, in the byte order it came in
+    # a stray byte at the end (not UTF-16 or UTF-32) is kept as it is, after the message
+    assert run(["filter", "-p", "-e", filter_model], input=saved.read_bytes() + b"\xff").stdout_bytes == out + b"\xff"
 
 
 def test_a_bug_in_reading_a_message_passes_it_through_and_exits_3(filter_model, mail_root, monkeypatch):

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import email.message
 
 from .folders import holds_mbox_messages, read_listed
-from .report import Document, ReadReport, decode
+from .report import Document, ReadReport, decode, marked_encoding, without_bom
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -109,11 +109,12 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     import email.parser
     import email.policy
 
+    raw, widened = _narrowed(raw)
     try:
         message = email.message_from_bytes(raw, policy=email.policy.compat32)
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
             text, replaced = decode_part(raw, None)
-            return MailText(text, replaced, 0, False, None)
+            return MailText(text, replaced or widened, 0, False, None)
         parts, replaced, attachments, malformed, body_charset = _body(message)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
@@ -125,13 +126,28 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
     # body's first word), and Subject-only stores read as they do as text.
     parts.insert(0, f"Subject: {subject}" if "Subject" in message else "")
-    replaced |= lossy
+    replaced |= lossy or widened
     tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [], body_charset)]
     if tokens:
         parts.append(" ".join(tokens))
     message_id = message.get("Message-ID")
     return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
                     str(message_id).strip() if message_id else None)
+
+
+def _narrowed(raw: bytes) -> tuple[bytes, bool]:
+    """A message saved by a Windows tool as UTF-16 or UTF-32 (PowerShell's ``>``) or with
+    UTF-8's mark (Notepad) as the 8-bit bytes mail is made of, without the mark, which would
+    hide its first header; and whether invalid bytes were replaced on the way.
+
+    >>> _narrowed("\\ufeffSubject: hi\\n".encode("utf-16-le")), _narrowed(b"\\xef\\xbb\\xbfSubject: hi\\n")
+    ((b'Subject: hi\\n', False), (b'Subject: hi\\n', False))
+    """
+    wide = marked_encoding(raw[:4], "utf-8")
+    if wide is None:
+        return without_bom(raw, "utf-8"), False
+    text, replaced = decode(raw, wide)
+    return text.encode("utf-8"), replaced
 
 
 def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, str | None]:

@@ -174,9 +174,19 @@ def without_bom(raw: bytes, encoding: str) -> bytes:
 
 
 #: The byte order marks of the wide encodings, UTF-32's first: UTF-32 LE's starts with UTF-16 LE's.
-_WIDE_MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-               (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_WIDE_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+               (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _ANY_WIDE_MARK = tuple(mark for mark, _ in _WIDE_MARKS)
+
+
+def marked_order(head: bytes) -> str | None:
+    """The wide codec with its byte order (``utf-16-le``) that the mark ``head`` starts with
+    says, or None: what writes text back in the order it came.
+
+    >>> marked_order(codecs.BOM_UTF16_BE + "note".encode("utf-16-be")), marked_order(b"note")
+    ('utf-16-be', None)
+    """
+    return next((codec for mark, codec in _WIDE_MARKS if head.startswith(mark)), None)
 
 
 def wide_encoding(head: bytes, encoding: str) -> str | None:
@@ -191,7 +201,8 @@ def wide_encoding(head: bytes, encoding: str) -> str | None:
         return encoding
     if encoding not in _UTF8:
         return None
-    return next((wide for mark, wide in _WIDE_MARKS if head.startswith(mark)), None)
+    ordered = marked_order(head)
+    return ordered and ordered[:len("utf-16")]
 
 
 def marked_encoding(head: bytes, encoding: str) -> str | None:
@@ -209,7 +220,7 @@ def text_encoding(encoding: str, head: bytes, source: str) -> str:
     names the way out where there is none."""
     codec = wide_encoding(head, encoding) or ("utf-8-sig" if encoding in _UTF8 else encoding)
     name = codecs.lookup(codec).name
-    if name in ("utf-16", "utf-32") and not head.startswith(tuple(m for m, wide in _WIDE_MARKS if wide == name)):
+    if name in ("utf-16", "utf-32") and not (marked_order(head) or "").startswith(name):
         raise DataError(f"{source}: {codec.upper()} with no byte order mark at its start; give the order: "
                         f"--encoding {codec}-le (as Windows writes it) or {codec}-be")
     return codec
