@@ -13,7 +13,7 @@ the same with --tokens words (the pipeline's own pattern) and --tokens joined. P
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
 Medians and ratios; peak RSS of each process with its workers. Every measurement runs in its
-own process.
+own process, with nbtext's bytecode written first, as installing it writes it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import joblib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import corpus_root  # noqa: E402
 from nbtext.cores import available_cores  # noqa: E402
 from nbtext.model import Model  # noqa: E402
@@ -233,6 +234,7 @@ def main() -> None:
     parser.add_argument("--default-model-only", action="store_true", help="only the default model's table")
     args = parser.parse_args()
     py = sys.executable
+    write_bytecode_as_installed()
     news = corpus_root("20news-bydate")
     enron = corpus_root("enron-spam")
     scratch = Path(tempfile.mkdtemp())
