@@ -17,7 +17,8 @@ from typing import BinaryIO
 from ..errors import DataError
 from .folders import Entry, holds_mbox_messages, list_folder, read_files
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
-from .mail import USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, read_message, read_message_files
+from .mail import (USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, iter_mbox_bytes, read_message,
+                   read_message_files)
 from .report import Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
@@ -348,7 +349,7 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[
             raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
         raw = (stdin or standard_input()).read()
         if holds_mbox_messages(raw):  # `cat box.mbox | nbtext predict`: each message, as for the file
-            yield from _in_batches(_stdin_mbox(raw, report, headers))
+            yield from _in_batches(iter_mbox_bytes(raw, None, report, headers, "<stdin>"))
         else:
             yield [read_message(raw, "<stdin>", None, report, headers)], False
         return
@@ -413,17 +414,6 @@ def table_kind(path: str) -> str | None:
     read so only with column options (TSV), None for any other path."""
     suffix = _suffix(path)
     return "records" if suffix in _RECORD_SUFFIXES else "table" if suffix in _COLUMN_SUFFIXES else None
-
-
-def _stdin_mbox(raw: bytes, report: ReadReport, headers: Sequence[str]) -> Iterator[Document]:
-    """The messages of an mbox that came on stdin, ``<stdin>:INDEX``, split as a file's are."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
-        box = os.path.join(scratch, "stdin.mbox")
-        with open(box, "wb") as handle:
-            handle.write(raw)
-        yield from iter_mbox(box, None, report, headers, name="<stdin>")
 
 
 def standard_input() -> BinaryIO:

@@ -379,9 +379,14 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     import mailbox
 
     with open(path, "rb") as handle:
-        start = handle.read(5)
-    if start != b"From ":  # a plain file read as an mbox would lose what comes before a "From " line
+        start = handle.read(len(codecs.BOM_UTF8) + 5)
+    if start.removeprefix(codecs.BOM_UTF8)[:5] != b"From ":  # read as an mbox, a plain file would lose
+        # what comes before a "From " line
         report.skip("not an mbox: it does not start with a 'From ' line" if start else "empty mbox", path)
+        return
+    if start.startswith(codecs.BOM_UTF8):  # an editor's mark: Python's mailbox would drop the first message
+        with open(path, "rb") as handle:
+            yield from iter_mbox_bytes(handle.read(), label, report, headers, name or path)
         return
     box = mailbox.mbox(path, create=False)
     try:
@@ -392,6 +397,19 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
                 progress(len(raw))
     finally:
         box.close()
+
+
+def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: Sequence[str],
+                    name: str) -> Iterator[Document]:
+    """The messages of an mbox held in memory (stdin, or a file an editor marked as UTF-8),
+    ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
+        box = os.path.join(scratch, "box.mbox")
+        with open(box, "wb") as handle:
+            handle.write(raw.removeprefix(codecs.BOM_UTF8))
+        yield from iter_mbox(box, label, report, headers, name=name)
 
 
 def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
@@ -417,10 +435,11 @@ def is_maildir(path: str) -> bool:
 def is_mbox(path: str) -> bool:
     """A file that starts with an mbox ``From `` line and holds more than one message (a lone
     message with a ``From `` line, as many mail stores keep them, reads the same as mail).
-    Its lines may end in CRLF, as a mailbox written on Windows does."""
+    Its lines may end in CRLF, as a mailbox written on Windows does, and an editor may have put
+    UTF-8's mark before it."""
     try:
         with open(path, "rb") as handle:
-            if handle.read(5) != b"From ":
+            if handle.read(len(codecs.BOM_UTF8) + 5).removeprefix(codecs.BOM_UTF8)[:5] != b"From ":
                 return False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 return holds_mbox_messages(data)
