@@ -379,14 +379,13 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     import mailbox
 
     with open(path, "rb") as handle:
-        start = handle.read(len(codecs.BOM_UTF8) + 5)
-    if start.removeprefix(codecs.BOM_UTF8)[:5] != b"From ":  # read as an mbox, a plain file would lose
-        # what comes before a "From " line
+        start = handle.read(_MBOX_HEAD)
+    if not _opens_mbox(start):  # a plain file read as an mbox would lose what comes before a "From " line
         report.skip("not an mbox: it does not start with a 'From ' line" if start else "empty mbox", path)
         return
     if start.startswith(codecs.BOM_UTF8):  # an editor's mark: Python's mailbox would drop the first message
         with open(path, "rb") as handle:
-            yield from iter_mbox_bytes(handle.read(), label, report, headers, name or path)
+            yield from iter_mbox_bytes(handle.read(), label, report, headers, name or path, progress)
         return
     box = mailbox.mbox(path, create=False)
     try:
@@ -399,8 +398,8 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
         box.close()
 
 
-def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: Sequence[str],
-                    name: str) -> Iterator[Document]:
+def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: Sequence[str], name: str,
+                    progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """The messages of an mbox held in memory (stdin, or a file an editor marked as UTF-8),
     ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
     import tempfile
@@ -409,7 +408,15 @@ def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: 
         box = os.path.join(scratch, "box.mbox")
         with open(box, "wb") as handle:
             handle.write(raw.removeprefix(codecs.BOM_UTF8))
-        yield from iter_mbox(box, label, report, headers, name=name)
+        yield from iter_mbox(box, label, report, headers, progress, name=name)
+
+
+#: How much of a file tells whether it opens as an mbox: "From ", after UTF-8's mark if it has one.
+_MBOX_HEAD = len(codecs.BOM_UTF8) + len(b"From ")
+
+
+def _opens_mbox(head: bytes) -> bool:
+    return head.removeprefix(codecs.BOM_UTF8).startswith(b"From ")
 
 
 def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
@@ -439,7 +446,7 @@ def is_mbox(path: str) -> bool:
     UTF-8's mark before it."""
     try:
         with open(path, "rb") as handle:
-            if handle.read(len(codecs.BOM_UTF8) + 5).removeprefix(codecs.BOM_UTF8)[:5] != b"From ":
+            if not _opens_mbox(handle.read(_MBOX_HEAD)):
                 return False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 return holds_mbox_messages(data)
