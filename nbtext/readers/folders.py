@@ -9,7 +9,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 
-from .report import Document, ReadReport, decode_file, not_text
+from .report import Document, ReadReport, decode_file, marked_encoding, narrowed, not_text
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -160,8 +160,8 @@ _FROM_LINE = re.compile(rb"From \S* +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\
 
 def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
     """Whether a file's bytes are an mbox of several messages: a ``From `` separator line first
-    (after UTF-8's mark, if an editor added one), and one after a blank line further on (CRLF
-    lines too, as a mailbox written on Windows has).
+    (after a byte order mark, if the file was saved with one), and one after a blank line
+    further on (CRLF lines too, as a mailbox written on Windows has).
 
     >>> holds_mbox_messages(b"From a@b.org Thu Sep 26 11:11:54 2002\\nSubject: 1\\n\\nhi\\n\\n"
     ...                     b"From c@d.org Thu Sep 26 11:12:01 2002\\nSubject: 2\\n\\nho\\n")
@@ -170,7 +170,9 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
     ...                     b"From what I saw on Mon 7 Oct at 9:30, it works.\\n")
     False
     """
-    if _FROM_LINE.match(data, len(codecs.BOM_UTF8) if data[:3] == codecs.BOM_UTF8 else 0) is None:
+    if data[:3] == codecs.BOM_UTF8 or marked_encoding(data[:4], "utf-8"):  # saved with a byte order mark:
+        data = narrowed(bytes(data))[0]  # looked for in the text it holds
+    if _FROM_LINE.match(data) is None:
         return False
     for gap in (b"\n\nFrom ", b"\n\r\nFrom "):
         found = data.find(gap)

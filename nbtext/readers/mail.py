@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import email.message
 
 from .folders import holds_mbox_messages, read_listed
-from .report import Document, ReadReport, decode, marked_encoding, without_bom
+from .report import Document, ReadReport, decode, narrowed
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -109,7 +109,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     import email.parser
     import email.policy
 
-    raw, widened = _narrowed(raw)
+    raw, widened = narrowed(raw)
     try:
         message = email.message_from_bytes(raw, policy=email.policy.compat32)
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
@@ -133,21 +133,6 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     message_id = message.get("Message-ID")
     return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
                     str(message_id).strip() if message_id else None)
-
-
-def _narrowed(raw: bytes) -> tuple[bytes, bool]:
-    """A message saved by a Windows tool as UTF-16 or UTF-32 (PowerShell's ``>``) or with
-    UTF-8's mark (Notepad) as the 8-bit bytes mail is made of, without the mark, which would
-    hide its first header; and whether invalid bytes were replaced on the way.
-
-    >>> _narrowed("\\ufeffSubject: hi\\n".encode("utf-16-le")), _narrowed(b"\\xef\\xbb\\xbfSubject: hi\\n")
-    ((b'Subject: hi\\n', False), (b'Subject: hi\\n', False))
-    """
-    wide = marked_encoding(raw[:4], "utf-8")
-    if wide is None:
-        return without_bom(raw, "utf-8"), False
-    text, replaced = decode(raw, wide)
-    return text.encode("utf-8"), replaced
 
 
 def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, str | None]:
@@ -383,7 +368,7 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     if not _opens_mbox(start):  # a plain file read as an mbox would lose what comes before a "From " line
         report.skip("not an mbox: it does not start with a 'From ' line" if start else "empty mbox", path)
         return
-    if start.startswith(codecs.BOM_UTF8):  # an editor's mark: Python's mailbox would drop the first message
+    if not start.startswith(b"From "):  # saved with an editor's mark: Python's mailbox would drop the first message
         with open(path, "rb") as handle:
             yield from iter_mbox_bytes(handle.read(), label, report, headers, name or path, progress)
         return
@@ -400,23 +385,24 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
 
 def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: Sequence[str], name: str,
                     progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """The messages of an mbox held in memory (stdin, or a file an editor marked as UTF-8),
-    ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
+    """The messages of an mbox held in memory (stdin, or a file an editor saved with a byte
+    order mark), ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
         box = os.path.join(scratch, "box.mbox")
         with open(box, "wb") as handle:
-            handle.write(raw.removeprefix(codecs.BOM_UTF8))
+            handle.write(narrowed(raw)[0])
         yield from iter_mbox(box, label, report, headers, progress, name=name)
 
 
-#: How much of a file tells whether it opens as an mbox: "From ", after UTF-8's mark if it has one.
-_MBOX_HEAD = len(codecs.BOM_UTF8) + len(b"From ")
+#: How much of a file tells whether it opens as an mbox: "From ", after a byte order mark if it
+#: has one, in UTF-32 at the widest.
+_MBOX_HEAD = 4 * len("\ufeffFrom ")
 
 
 def _opens_mbox(head: bytes) -> bool:
-    return head.removeprefix(codecs.BOM_UTF8).startswith(b"From ")
+    return narrowed(head)[0].startswith(b"From ")
 
 
 def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
@@ -442,8 +428,8 @@ def is_maildir(path: str) -> bool:
 def is_mbox(path: str) -> bool:
     """A file that starts with an mbox ``From `` line and holds more than one message (a lone
     message with a ``From `` line, as many mail stores keep them, reads the same as mail).
-    Its lines may end in CRLF, as a mailbox written on Windows does, and an editor may have put
-    UTF-8's mark before it."""
+    Its lines may end in CRLF, as a mailbox written on Windows does, and it may be saved with a
+    byte order mark, in UTF-8, UTF-16 or UTF-32, as Windows editors and PowerShell save text."""
     try:
         with open(path, "rb") as handle:
             if not _opens_mbox(handle.read(_MBOX_HEAD)):

@@ -213,6 +213,22 @@ def marked_encoding(head: bytes, encoding: str) -> str | None:
     return wide if wide != encoding else None
 
 
+def narrowed(raw: bytes) -> tuple[bytes, bool]:
+    """Mail saved by a Windows tool as UTF-16 or UTF-32 (PowerShell's ``>``) or with UTF-8's
+    mark (Notepad), as the 8-bit bytes mail is made of, without the mark, which would hide a
+    message's first header or an mbox's first From line; and whether invalid bytes were
+    replaced on the way.
+
+    >>> narrowed("\\ufeffSubject: hi\\n".encode("utf-16-le")), narrowed(b"\\xef\\xbb\\xbfSubject: hi\\n")
+    ((b'Subject: hi\\n', False), (b'Subject: hi\\n', False))
+    """
+    wide = marked_encoding(raw[:4], "utf-8")
+    if wide is None:
+        return without_bom(raw, "utf-8"), False
+    text, replaced = decode(raw, wide)
+    return text.encode("utf-8"), replaced
+
+
 def text_encoding(encoding: str, head: bytes, source: str) -> str:
     """The codec to open a file as text with, given its first bytes: for UTF-8, UTF-16 or
     UTF-32 where the file starts with their mark, else utf-8-sig, which drops a UTF-8 mark.
