@@ -4,6 +4,7 @@ maildir give exactly what the folder of message files gives."""
 from __future__ import annotations
 
 import codecs
+import gzip
 import json
 import mailbox
 import re
@@ -259,7 +260,7 @@ def mail_layouts(spamassassin, tmp_path_factory):
     return root
 
 
-def test_message_files_read_as_mbox_are_skipped_whole_and_counted(tmp_path):
+def test_message_files_read_as_mbox_are_skipped_whole_and_counted(mail_layouts, tmp_path):
     """`--input-format mbox` on a folder of message files read each file as an mbox: a file
     with no "From " line gave nothing, without a word ("no documents to train on" for all of
     enron1), and one whose body has a line starting "From " gave a message made of what
@@ -277,6 +278,11 @@ def test_message_files_read_as_mbox_are_skipped_whole_and_counted(tmp_path):
     error = run(["train", tmp_path, "--input-format", "mbox", "-o", tmp_path / "m"], expect=1).stderr
     assert error == ("read 0 documents\n1 skipped: not an mbox: it does not start with a 'From ' line\n"
                      "Error: no documents to train on\n")
+    # a compressed mbox is named for what it is, as a folder of files names it
+    (tmp_path / "ham" / "note.eml").unlink()
+    (tmp_path / "ham" / "inbox.mbox.gz").write_bytes(gzip.compress((mail_layouts / "mbox" / "ham" / "inbox.mbox").read_bytes()))
+    error = run(["train", tmp_path, "--input-format", "mbox", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.startswith("read 0 documents\n1 skipped: not text (gzip-compressed; zcat writes its text)\n")
     run(["train", enron1, "--input-format", "email", "-o", tmp_path / "m"])
     error = run(["predict", tmp_path / "m", enron1 / "ham", "--input-format", "maildir"], expect=1).stderr
     assert error.endswith(f"Error: {enron1 / 'ham'}: not a maildir (it has no cur/, new/ and tmp/)\n")

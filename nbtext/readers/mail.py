@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import email.message
 
 from .folders import holds_mbox_messages, read_listed
-from .report import Document, ReadReport, decode, narrowed
+from .report import Document, ReadReport, decode, narrowed, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -366,7 +366,9 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     with open(path, "rb") as handle:
         start = handle.read(_MBOX_HEAD)
     if not _opens_mbox(start):  # a plain file read as an mbox would lose what comes before a "From " line
-        report.skip("not an mbox: it does not start with a 'From ' line" if start else "empty mbox", path)
+        kind = not_text(start)  # a compressed mbox (inbox.mbox.gz) is named as the folder reader names it
+        report.skip(f"not text ({kind})" if kind else "not an mbox: it does not start with a 'From ' line"
+                    if start else "empty mbox", path)
         return
     if not start.startswith(b"From "):  # saved with an editor's mark: Python's mailbox would drop the first message
         with open(path, "rb") as handle:
