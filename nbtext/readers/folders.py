@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import codecs
 import mmap
 import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 
-from .report import Document, ReadReport, decode_file, marked_encoding, narrowed, not_text
+from .report import Document, ReadReport, decode_file, has_byte_order_mark, narrowed, not_text
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -170,8 +169,8 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
     ...                     b"From what I saw on Mon 7 Oct at 9:30, it works.\\n")
     False
     """
-    if data[:3] == codecs.BOM_UTF8 or marked_encoding(data[:4], "utf-8"):  # saved with a byte order mark:
-        data = narrowed(bytes(data))[0]  # looked for in the text it holds
+    if has_byte_order_mark(data[:4]):  # saved with one: looked for in the text it holds
+        data = narrowed(bytes(data))[0]
     if _FROM_LINE.match(data) is None:
         return False
     for gap in (b"\n\nFrom ", b"\n\r\nFrom "):

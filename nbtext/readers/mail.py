@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import email.message
 
 from .folders import holds_mbox_messages, read_listed
-from .report import Document, ReadReport, decode, narrowed, not_text
+from .report import Document, ReadReport, decode, has_byte_order_mark, narrowed, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -370,7 +370,7 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
         report.skip(f"not text ({kind})" if kind else "not an mbox: it does not start with a 'From ' line"
                     if start else "empty mbox", path)
         return
-    if not start.startswith(b"From "):  # saved with an editor's mark: Python's mailbox would drop the first message
+    if has_byte_order_mark(start):  # saved with an editor's mark: Python's mailbox would drop the first message
         with open(path, "rb") as handle:
             yield from iter_mbox_bytes(handle.read(), label, report, headers, name or path, progress)
         return

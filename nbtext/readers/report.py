@@ -179,6 +179,15 @@ _WIDE_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32
 _ANY_WIDE_MARK = tuple(mark for mark, _ in _WIDE_MARKS)
 
 
+def has_byte_order_mark(head: bytes) -> bool:
+    """Whether text starting with ``head`` opens with UTF-8's mark (Notepad's) or a wide one.
+
+    >>> [has_byte_order_mark(head) for head in (codecs.BOM_UTF8 + b"From ", "x".encode("utf-16"), b"From ")]
+    [True, True, False]
+    """
+    return head.startswith((codecs.BOM_UTF8, *_ANY_WIDE_MARK))
+
+
 def marked_order(head: bytes) -> str | None:
     """The wide codec with its byte order (``utf-16-le``) that the mark ``head`` starts with
     says, or None: what writes text back in the order it came.
