@@ -90,6 +90,29 @@ def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model)
     assert error.endswith(f"Error: {listed}:2: {data / 'billing' / 'scan.png'} is not text (a PNG image)\n")
 
 
+def test_a_model_file_among_the_documents_is_skipped(tmp_path, tickets_model):
+    """`nbtext predict m.joblib .` in the folder the model was kept in read the model as one
+    more document, and a model copied into a class folder was trained on: its pickled
+    vocabulary gave the class 1,779 noise words (920 terms became 2,699). `train -o` refuses
+    to write into a class folder, but `cp` does not. A pickle is skipped now, as an image is,
+    and said so."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(TICKETS / "train", data)
+    clean = run(["train", data, "-o", tmp_path / "clean.joblib"]).stderr
+    shutil.copy(tickets_model, data / "billing" / "tickets.joblib")
+    skipped = "1 skipped: not text (a Python pickle, as an nbtext model file is)\n"
+    trained = run(["train", data, "-o", tmp_path / "m.joblib"]).stderr
+    assert "vocabulary: 920 terms (of 920 seen)\n" in clean
+    assert skipped in trained
+    assert trained.replace(skipped, "").replace("m.joblib", "clean.joblib") == clean
+    predicted = run(["predict", data / "billing" / "tickets.joblib", data / "billing"])
+    documents = sorted(str(path) for path in (data / "billing").glob("*.txt"))
+    assert sorted(line.split("\t")[0] for line in predicted.stdout.splitlines()) == documents
+    assert predicted.stderr == f"read 81 documents\n1 decoded with replacement (bytes not valid utf-8)\n{skipped}"
+
+
 def test_a_class_folder_without_documents_is_counted(tmp_path, tickets_model):
     """`mkdir data/neutral` before its files are copied in: training went on with the other
     classes and never said that one was missing. A folder whose only file is hidden is such a

@@ -186,7 +186,7 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     """The bytes of a file that a listing found, or None where it has gone since or cannot be
     read, skipped and counted: a live mail folder changes under a nightly job, and one message
     lost to a rename must not stop the answers for all the others. So is a file that starts
-    as no text does (an image, a PDF, a compressed file): read as text, it would be noise. A
+    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be noise. A
     listed file is one document: one that is an mbox of several messages is noted in ``report``."""
     try:
         raw = read_bytes(path, size)

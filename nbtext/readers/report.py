@@ -269,7 +269,8 @@ _COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-
                (re.compile(rb"PK\x03\x04"), "zip", "unzip -p"))
 #: How other files that are no text start: read as text, they would give a class noise words.
 _BINARY = ((rb"\x89PNG\r\n\x1a\n", "a PNG image"), (rb"\xff\xd8\xff", "a JPEG image"), (rb"GIF8[79]a", "a GIF image"),
-           (rb"%PDF-", "a PDF document"), (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"))
+           (rb"%PDF-", "a PDF document"), (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),
+           (rb"\x80[\x02-\x05]", "a Python pickle, as an nbtext model file is"))
 #: Both, as one pattern with a group each: one match per file, whichever it is.
 _NOT_TEXT = re.compile(b"|".join(b"(%s)" % pattern for pattern in [*(pattern for pattern, _ in _BINARY),
                                                                     *(magic.pattern for magic, _, _ in _COMPRESSED)]))
@@ -279,7 +280,7 @@ _NOT_TEXT_KINDS = [*(kind for _, kind in _BINARY),
 
 def not_text(head: bytes) -> str | None:
     """What a file is whose first bytes are ``head``, where they show it is no text: an image,
-    a PDF, an old Office document, or a compressed file.
+    a PDF, an old Office document, a compressed file, or a pickle (an nbtext model).
 
     >>> not_text(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00"), not_text(b"\\x1f\\x8b\\x08"), not_text(b"Subject: PNG")
     ('a PNG image', 'gzip-compressed; zcat writes its text', None)
