@@ -355,6 +355,35 @@ def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, mai
             [str(lf.parent.parent)], input_format="mbox") if doc.label == "spam"]
 
 
+def test_a_broken_utf16_mbox_names_the_message_it_garbled(mail_layouts, mail_filter, tmp_path):
+    """An mbox saved as UTF-16 is decoded whole before it is split, so a byte that did not
+    decode became U+FFFD in some message, and no message was counted as replaced: the read
+    said nothing. Now the message that holds it is named, by path and on stdin, and the
+    report says which encoding its bytes were not valid in, as for a single message file."""
+    lf = mail_layouts / "mbox" / "spam" / "inbox.mbox"
+    wide = lf.read_bytes().decode("latin-1").encode("utf-16")
+    seventh = wide.find("\n\nFrom ".encode("utf-16-le"), 0)
+    for _ in range(6):  # the blank line after the 7th message's From line and headers
+        seventh = wide.find("\n\nFrom ".encode("utf-16-le"), seventh + 2)
+    body = wide.find("\n\n".encode("utf-16-le"), seventh + 4) + 4
+    box, clean = tmp_path / "inbox.mbox", tmp_path / "clean.mbox"
+    box.write_bytes(wide[:body] + "\udc00".encode("utf-16-le", "surrogatepass") + wide[body:])  # half a pair
+    clean.write_bytes(wide)
+    said = "1 decoded with replacement (bytes not valid utf-16)\n"
+    report = run(["predict", mail_filter, clean]).stderr  # malformed MIME, but nothing replaced
+    assert report.startswith("read 150 documents\n") and "replacement" not in report
+    assert run(["predict", mail_filter, box]).stderr == report.replace("documents\n", f"documents\n{said}", 1)
+    by_path = run(["predict", mail_filter, box, "-v"])
+    assert len(by_path.stdout.splitlines()) == 150
+    assert by_path.stderr.startswith(f"read 150 documents\n{said}  {box}:8\n")
+    piped = run(["predict", mail_filter, "-v"], input=box.read_bytes())
+    assert piped.stderr.startswith(f"read 150 documents\n{said}  <stdin>:8\n")
+    message = tmp_path / "one.eml"  # the 8th message alone, as PowerShell saves one
+    start = wide.find("\n".encode("utf-16-le"), seventh + 4) + 2
+    message.write_bytes(codecs.BOM_UTF16_LE + box.read_bytes()[start:body + 2 + 400])
+    assert run(["predict", mail_filter, message]).stderr == f"read 1 document\n{said}"
+
+
 def test_an_mbox_piped_to_predict_is_read_message_by_message(mail_layouts, mail_filter, tmp_path):
     """`cat box.mbox | nbtext predict MODEL` read the 150 messages as one, the first one's
     headers over all the bodies, and printed one answer; `nbtext learn MODEL --spam -`

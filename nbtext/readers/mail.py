@@ -84,6 +84,9 @@ class MailText:
     attachments: int
     malformed: bool
     message_id: str | None
+    #: The encoding a byte order mark chose (UTF-16, UTF-32) where the message's bytes were not
+    #: all valid in it: ``replaced`` then too.
+    marked: str | None = None
 
 
 def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
@@ -109,12 +112,12 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     import email.parser
     import email.policy
 
-    raw, widened = narrowed(raw)
+    raw, invalid_in = narrowed(raw)
     try:
         message = email.message_from_bytes(raw, policy=email.policy.compat32)
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
             text, replaced = decode_part(raw, None)
-            return MailText(text, replaced or widened, 0, False, None)
+            return MailText(text, replaced or invalid_in is not None, 0, False, None, invalid_in)
         parts, replaced, attachments, malformed, body_charset = _body(message)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
@@ -126,13 +129,13 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
     # body's first word), and Subject-only stores read as they do as text.
     parts.insert(0, f"Subject: {subject}" if "Subject" in message else "")
-    replaced |= lossy or widened
+    replaced |= lossy
     tokens = [token for name in headers for token in header_tokens(name, message.get_all(name) or [], body_charset)]
     if tokens:
         parts.append(" ".join(tokens))
     message_id = message.get("Message-ID")
-    return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
-                    str(message_id).strip() if message_id else None)
+    return MailText("\n".join(p for p in parts if p), replaced or invalid_in is not None, attachments, malformed,
+                    str(message_id).strip() if message_id else None, invalid_in)
 
 
 def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, str | None]:
@@ -335,15 +338,19 @@ def html_to_text(html: str) -> str:
 
 
 def read_message(raw: bytes, source: str, label: str | None, report: ReadReport,
-                 headers: Sequence[str]) -> Document:
-    """One Document from one raw message, with what happened counted in ``report``."""
+                 headers: Sequence[str], invalid_in: str | None = None) -> Document:
+    """One Document from one raw message, with what happened counted in ``report``.
+    ``invalid_in`` is the encoding the message's bytes were not all valid in before it came
+    here: an mbox's UTF-16, decoded whole before it was split."""
     mail = message_text(raw, headers)
     report.messages += 1
     if mail.attachments:
         report.attachments += mail.attachments
     if mail.malformed:
         report.malformed.append(source)
-    return report.add(Document(mail.text, label, source, mail.message_id), replaced=mail.replaced)
+    marked = mail.marked or invalid_in
+    return report.add(Document(mail.text, label, source, mail.message_id), replaced=mail.replaced or bool(marked),
+                      marked=marked)
 
 
 def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport, headers: Sequence[str],
@@ -358,9 +365,12 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
 
 
 def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
-              progress: Callable[[int], None] | None = None, name: str | None = None) -> Iterator[Document]:
+              progress: Callable[[int], None] | None = None, name: str | None = None,
+              invalid_in: str | None = None) -> Iterator[Document]:
     """Each message of an mbox file is a document, ``PATH:INDEX`` (from 1; ``NAME:INDEX`` where
-    the file holds what came from elsewhere, as stdin)."""
+    the file holds what came from elsewhere, as stdin). ``invalid_in``: the file was narrowed
+    from this encoding, and its invalid bytes are U+FFFD now; the messages that hold one are
+    counted as replaced (and so is one that held U+FFFD already: it was garbled before)."""
     import mailbox
 
     with open(path, "rb") as handle:
@@ -378,7 +388,8 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     try:
         for index, key in enumerate(box.iterkeys(), 1):
             raw = box.get_bytes(key)
-            yield read_message(raw, f"{name or path}:{index}", label, report, headers)
+            replaced = invalid_in if invalid_in and _REPLACEMENT in raw else None
+            yield read_message(raw, f"{name or path}:{index}", label, report, headers, replaced)
             if progress is not None:
                 progress(len(raw))
     finally:
@@ -394,10 +405,13 @@ def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: 
     with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
         box = os.path.join(scratch, "box.mbox")
         with open(box, "wb") as handle:
-            handle.write(narrowed(raw)[0])
-        yield from iter_mbox(box, label, report, headers, progress, name=name)
+            data, invalid_in = narrowed(raw)
+            handle.write(data)
+        yield from iter_mbox(box, label, report, headers, progress, name=name, invalid_in=invalid_in)
 
 
+#: U+FFFD in UTF-8: what a byte that did not decode became.
+_REPLACEMENT = "\ufffd".encode()
 #: How much of a file tells whether it opens as an mbox: "From ", after a byte order mark if it
 #: has one, in UTF-32 at the widest.
 _MBOX_HEAD = 4 * len("\ufeffFrom ")

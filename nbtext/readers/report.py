@@ -113,9 +113,9 @@ class ReadReport:
     def _invalid_in(self, encoding: str) -> str:
         """The encodings the replaced documents' bytes were not valid in: the one asked for, those
         byte order marks chose, and mail's own charsets."""
-        in_asked = len(self.replaced) > sum(self.replaced_marked.values()) and self.messages < self.documents
-        names = [encoding] * in_asked + sorted(self.replaced_marked)
-        if self.messages:
+        unmarked = len(self.replaced) > sum(self.replaced_marked.values())
+        names = [encoding] * (unmarked and self.messages < self.documents) + sorted(self.replaced_marked)
+        if unmarked and self.messages:
             names.append("in the charsets their messages declare")
         return ", or ".join(names)
 
@@ -222,20 +222,22 @@ def marked_encoding(head: bytes, encoding: str) -> str | None:
     return wide if wide != encoding else None
 
 
-def narrowed(raw: bytes) -> tuple[bytes, bool]:
+def narrowed(raw: bytes) -> tuple[bytes, str | None]:
     """Mail saved by a Windows tool as UTF-16 or UTF-32 (PowerShell's ``>``) or with UTF-8's
     mark (Notepad), as the 8-bit bytes mail is made of, without the mark, which would hide a
-    message's first header or an mbox's first From line; and whether invalid bytes were
-    replaced on the way.
+    message's first header or an mbox's first From line; and the encoding its bytes were not
+    all valid in, where some were replaced (by U+FFFD) on the way.
 
     >>> narrowed("\\ufeffSubject: hi\\n".encode("utf-16-le")), narrowed(b"\\xef\\xbb\\xbfSubject: hi\\n")
-    ((b'Subject: hi\\n', False), (b'Subject: hi\\n', False))
+    ((b'Subject: hi\\n', None), (b'Subject: hi\\n', None))
+    >>> narrowed(b"\\xff\\xfeh\\x00\\x00\\xdci\\x00")  # a lone half of a surrogate pair
+    (b'h\\xef\\xbf\\xbdi', 'utf-16')
     """
     wide = marked_encoding(raw[:4], "utf-8")
     if wide is None:
-        return without_bom(raw, "utf-8"), False
+        return without_bom(raw, "utf-8"), None
     text, replaced = decode(raw, wide)
-    return text.encode("utf-8"), replaced
+    return text.encode("utf-8"), wide if replaced else None
 
 
 def text_encoding(encoding: str, head: bytes, source: str) -> str:
