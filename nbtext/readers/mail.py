@@ -388,8 +388,8 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
     try:
         for index, key in enumerate(box.iterkeys(), 1):
             raw = box.get_bytes(key)
-            replaced = invalid_in if invalid_in and _REPLACEMENT in raw else None
-            yield read_message(raw, f"{name or path}:{index}", label, report, headers, replaced)
+            garbled_in = invalid_in if invalid_in and _REPLACEMENT in raw else None
+            yield read_message(raw, f"{name or path}:{index}", label, report, headers, garbled_in)
             if progress is not None:
                 progress(len(raw))
     finally:
