@@ -820,10 +820,10 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
     options.update(_remembered_columns(model, data, {name: options[name] for name in _COLUMN_OPTIONS}))
     input_format = _remembered_format(model, model_path, data, options["input_format"])
     corpus = _corpus(data, options, model.analyzer.headers, input_format)
-    with _read_report_before_errors(corpus, options["verbose"], empty=model.core.empty_answer), \
+    with _read_report_before_errors(corpus, options["verbose"], empty=model.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
         report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report, spam_filter)
-    _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.core.empty_answer)
+    _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer)
     render.eval_report(report, fmt)
 
 
@@ -1046,7 +1046,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
         with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
             _write_answers(answers, "documents", report)
-    _print_read_report(report, verbose, encoding, always=False, empty=model.core.empty_answer)
+    _print_read_report(report, verbose, encoding, always=False, empty=model.empty_answer)
 
 
 def _write_answers(answers: Iterable[tuple[str, list[str]]], unit: str, report) -> None:

@@ -218,6 +218,16 @@ class Model:
         priors (or, with Complement NB, even odds), not evidence."""
         return (log_proba == self.empty_log_proba).all(axis=1)
 
+    @property
+    def empty_answer(self) -> str:
+        """What the read report says the model answers an empty document, or one with no word
+        it knows: its core's answer, or for a spam filter, the calibrated score it gives it
+        (not even odds) and the class that score makes it."""
+        if not self.settings["spam"]:
+            return self.core.empty_answer
+        score = np.exp(self.empty_log_proba[self.classes.index(self.settings["spam"]["label"])])
+        return f"no words to go by: scored {score:.6f}, {self.classes[int(np.argmax(self.empty_log_proba))]}"
+
     @functools.cached_property
     def empty_log_proba(self) -> np.ndarray:
         """The model's answer to an empty document (one row of ``predict_log_proba``)."""

@@ -523,7 +523,10 @@ def test_updating_a_filter_says_whose_cut_offs_the_result_keeps(filter_model, ma
 
 def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root, tmp_path):
     """An empty message, and one whose words the filter has never seen, get the same score:
-    the report gives it, and names both with --verbose."""
+    the report gives it, and names both with --verbose. predict and eval said of the same
+    filter "Complement NB gives every class the same probability", and then called the
+    messages spam: a filter's calibration scores even odds above 0.5. They give the score
+    too now, and the class they answer."""
     _, held = mail_root
     box = mailbox.mbox(tmp_path / "inbox.mbox")
     box.add(held["spam"][0].read_bytes())
@@ -537,6 +540,14 @@ def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root
     answer = f"no words to go by: scored {score}, {verdict}"
     assert result.stderr == (f"read 3 documents\n1 empty ({answer})\n  {name}\n"
                              f"1 with no word the model knows ({answer})\n  {unknown[0]}\n")
+    predicted = run(["predict", filter_model, tmp_path / "inbox.mbox", "--proba"])
+    (_, label, proba), unknown = (line.split("\t") for line in predicted.stdout.splitlines()[1:])
+    assert unknown[1:] == [label, proba] and abs(float(proba) - float(score)) < 1e-6
+    answer = f"no words to go by: scored {score}, {label}"
+    assert predicted.stderr == f"read 3 documents\n1 empty ({answer})\n1 with no word the model knows ({answer})\n"
+    (tmp_path / "held" / label).mkdir(parents=True)
+    (tmp_path / "held" / label / "empty.eml").write_bytes(b"")
+    assert run(["eval", filter_model, tmp_path / "held"]).stderr == f"read 1 document\n1 empty ({answer})\n"
 
 
 # --- learn ---------------------------------------------------------------------------------
