@@ -1307,8 +1307,9 @@ def learn(model_path, items, unlearn, verbose) -> None:
     --unlearn removes a registration exactly (the counts return to what they were). As with
     bogofilter, the model keeps counts, not the messages: a message learned twice counts
     twice, so unlearn a wrong registration before learning its correction.
-    The model is rewritten atomically under a lock (MODEL.lock), so several learn processes
-    can run at once without losing an update.
+    The model is rewritten atomically under a lock (a hidden file beside it,
+    .filter.joblib.lock), so several learn processes can run at once without losing an
+    update.
 
     \b
     Example:

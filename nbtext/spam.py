@@ -356,12 +356,15 @@ def insert_header(raw: bytes, header: str) -> bytes:
 
 @contextlib.contextmanager
 def locked(model_path: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``MODEL.lock`` while a model is read, changed and written back,
+    """Hold an exclusive lock on ``.MODEL.lock`` while a model is read, changed and written back,
     so that two ``learn`` processes never lose each other's update. A link's lock is its file's,
-    which a save writes through to: learning through the link and through the file exclude each other."""
+    which a save writes through to: learning through the link and through the file exclude each other.
+    The lock file stays, hidden: a model kept in the mail folder it sorts would otherwise give
+    ``nbtext predict MODEL FOLDER`` an empty message to answer."""
     import fcntl
 
-    with open(f"{os.path.realpath(model_path)}.lock", "a+b") as handle:
+    folder, name = os.path.split(os.path.realpath(model_path))
+    with open(os.path.join(folder, f".{name}.lock"), "a+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield

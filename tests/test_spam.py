@@ -611,6 +611,12 @@ def test_concurrent_learn_processes_lose_no_update(filter_model, mail_root, tmp_
         assert process.returncode == 0, stderr.decode()
     assert _payload_counts(model)["class_docs"].tolist() == [HAM, SPAM + len(messages)]
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    # The model's own folder, read as mail: the lock file was answered as an empty message.
+    shutil.copy(messages[0], tmp_path / "missed.eml")
+    answered = run(["predict", model, tmp_path])
+    assert [line.split()[0] for line in answered.stdout.splitlines()] == [str(tmp_path / "missed.eml")]
+    assert answered.stderr.startswith("read 1 document\n1 skipped: hidden\n1 skipped: not text (a Python pickle, "
+                                      "as an nbtext model file is)\n")
 
 
 def test_learning_through_a_link_keeps_it_and_locks_its_file(filter_model, mail_root, tmp_path):
@@ -628,7 +634,7 @@ def test_learning_through_a_link_keeps_it_and_locks_its_file(filter_model, mail_
         assert process.returncode == 0, stderr.decode()
     assert (tmp_path / "filter.joblib").is_symlink()
     assert _payload_counts(tmp_path / "filters" / "week48.joblib")["class_docs"].tolist() == [HAM, SPAM + 6]
-    assert sorted(os.listdir(tmp_path / "filters")) == ["week48.joblib", "week48.joblib.lock"]
+    assert sorted(os.listdir(tmp_path / "filters")) == [".week48.joblib.lock", "week48.joblib"]
     assert sorted(os.listdir(tmp_path)) == ["filter.joblib", "filters"]
 
 
