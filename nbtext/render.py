@@ -111,9 +111,12 @@ def train_summary(model, output: str, file: IO[str] | None = None, *, verb: str 
         print(f"{single:,} of the {len(per_class):,} classes have one document each: is the label read from "
               "the right column or field?", file=file)
     buckets = model.analyzer.hash_features
-    print(f"vocabulary: {summary['vocabulary_size']:,} terms "
-          f"(of {summary['terms_seen']:,} seen)" + (f", hashed into {buckets:,} buckets" if buckets else ""),
-          file=file)
+    if buckets:  # how many distinct words fell into them is not counted: only the buckets are
+        pruned = "" if summary["vocabulary_size"] == summary["terms_seen"] else f", {summary['vocabulary_size']:,} kept"
+        print(f"vocabulary: words hashed into {buckets:,} buckets, {summary['terms_seen']:,} of them used{pruned}",
+              file=file)
+    else:
+        print(f"vocabulary: {summary['vocabulary_size']:,} terms (of {summary['terms_seen']:,} seen)", file=file)
     calibration = settings["calibration"]
     if calibration:
         print(f"calibrated: temperature {calibration['temperature']:.3f}; out of fold "
