@@ -314,6 +314,9 @@ class OutputPath(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         path = os.fsdecode(super().convert(value, param, ctx))
+        if path == "-":  # stdout to other tools, but here a file named "-" in the current folder
+            self.fail("- is not stdout here: a model is written to a file of its own, then moved into place; "
+                      "name the file (-o model.joblib)", param, ctx)
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             self.fail(f"folder {folder} does not exist", param, ctx)

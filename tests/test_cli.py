@@ -540,6 +540,13 @@ def test_the_model_file_is_a_regular_file_and_a_link_to_one_is_kept(tmp_path):
     assert result.stderr.endswith(f"{tmp_path / 'pipe'} is not a regular file: a model is written to a file of its "
                                   "own, then moved into place\n")
     assert "read " not in result.stderr and not (tmp_path / "pipe").is_file()
+    # `-o -`, stdout to other tools, wrote a file named "-" into the current folder
+    dash = subprocess.run([sys.executable, "-m", "nbtext", "train", TICKETS / "train", "-o", "-"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert dash.returncode == 2 and dash.stderr.endswith(
+        "- is not stdout here: a model is written to a file of its own, then moved into place; name the file "
+        "(-o model.joblib)\n")
+    assert dash.stdout == "" and not (tmp_path / "-").exists()
     (tmp_path / "models").mkdir()
     run(["train", TICKETS / "train", "-o", tmp_path / "models" / "v1.joblib", "--alpha", "0.5"])
     (tmp_path / "current.joblib").symlink_to(tmp_path / "models" / "v1.joblib")
