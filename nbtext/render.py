@@ -206,8 +206,8 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
     if fmt == "json":
         print(json.dumps(_finite({**summary, "seed": seed})), file=file)
         return
-    figures = "   ".join(f"{name.replace('_', ' ')} {summary[name]['mean']:.4f} ± {summary[name]['std']:.4f}"
-                         for name in ("accuracy", "macro_f1", "log_loss"))
+    figures = "   ".join(f"{name} {summary[key]['mean']:.4f} ± {summary[key]['std']:.4f}"  # eval's words
+                         for key, name in (("accuracy", "accuracy"), ("macro_f1", "macro F1"), ("log_loss", "log loss")))
     print(f"{figures}   ({k}-fold stratified, seed {seed})", file=file)
 
 

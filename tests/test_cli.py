@@ -790,7 +790,7 @@ def test_a_setting_that_prunes_every_term_is_scored_by_the_priors_not_fatal(tmp_
            "answered there with the class priors alone; the best of them: --min-df 0.99 --variant complement\n" \
            in result.stderr
     scored = run(["eval", "--cv", "3", TICKETS / "train", "--min-df", "0.99"])
-    assert scored.stdout.startswith("accuracy 0.3333 ± 0.0000   macro f1 0.1667 ± 0.0000   log loss 1.0986 ")
+    assert scored.stdout.startswith("accuracy 0.3333 ± 0.0000   macro F1 0.1667 ± 0.0000   log loss 1.0986 ")
     assert "3 of 3 folds had no term left to train on" in scored.stderr
     assert "3 of 3" not in run(["eval", "--cv", "3", TICKETS / "train", "--min-df", "2"]).stderr
 
