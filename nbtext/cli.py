@@ -1292,8 +1292,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     _write_answers((answers(batch) for batch, _ in batches), "messages", report)
     empty = ""
     if report.empty or report.no_known_word:  # what the filter makes of a message with no words, its way
-        empty_score = spam_filter.scores_of(model.empty_log_proba[None], model.classes)
-        empty = f"no words to go by: scored {empty_score[0]:.6f}, {VERDICTS[spam_filter.verdicts(empty_score)[0]]}"
+        empty = spam_filter.empty_answer(model, verdict=True)
     _print_read_report(report, verbose, "utf-8", always=False, empty=empty)
 
 

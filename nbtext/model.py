@@ -225,8 +225,9 @@ class Model:
         (not even odds) and the class that score makes it."""
         if not self.settings["spam"]:
             return self.core.empty_answer
-        score = np.exp(self.empty_log_proba[self.classes.index(self.settings["spam"]["label"])])
-        return f"no words to go by: scored {score:.6f}, {self.classes[int(np.argmax(self.empty_log_proba))]}"
+        from .spam import SpamFilter
+
+        return SpamFilter(**self.settings["spam"]).empty_answer(self, verdict=False)
 
     @functools.cached_property
     def empty_log_proba(self) -> np.ndarray:

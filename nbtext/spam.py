@@ -128,6 +128,15 @@ class SpamFilter:
         out[:, spam] = -np.logaddexp(0.0, -z)  # log of _sigmoid(z), to the bit
         return out
 
+    def empty_answer(self, model: Model, *, verdict: bool) -> str:
+        """What the read report says this filter answers a message with no word it knows: the
+        score its calibration gives even evidence, and the verdict at its cut-offs (``filter``)
+        or the class that score makes (``predict``, ``eval``)."""
+        log_proba = model.empty_log_proba[None]
+        score = self.scores_of(log_proba, model.classes)
+        answer = VERDICTS[self.verdicts(score)[0]] if verdict else model.classes[int(np.argmax(log_proba))]
+        return f"no words to go by: scored {score[0]:.6f}, {answer}"
+
     def verdicts(self, scores: np.ndarray) -> np.ndarray:
         """0 (Spam), 1 (Ham) or 2 (Unsure) for each score: indices into VERDICTS, and exit statuses."""
         return np.where(scores >= self.spam_cutoff, EXIT_SPAM, np.where(scores < self.ham_cutoff, EXIT_HAM, EXIT_UNSURE))
