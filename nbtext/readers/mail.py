@@ -80,12 +80,13 @@ class MailText:
     """What one message yields: its text and what happened while reading it."""
 
     text: str
+    #: Bytes not valid in the charset a part or header declares were replaced.
     replaced: bool
     attachments: int
     malformed: bool
     message_id: str | None
     #: The encoding a byte order mark chose (UTF-16, UTF-32) where the message's bytes were not
-    #: all valid in it: ``replaced`` then too.
+    #: all valid in it, and were replaced before the charsets were read.
     marked: str | None = None
 
 
@@ -117,7 +118,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         message = email.message_from_bytes(raw, policy=email.policy.compat32)
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
             text, replaced = decode_part(raw, None)
-            return MailText(text, replaced or invalid_in is not None, 0, False, None, invalid_in)
+            return MailText(text, replaced, 0, False, None, invalid_in)
         parts, replaced, attachments, malformed, body_charset = _body(message)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
@@ -134,7 +135,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     if tokens:
         parts.append(" ".join(tokens))
     message_id = message.get("Message-ID")
-    return MailText("\n".join(p for p in parts if p), replaced or invalid_in is not None, attachments, malformed,
+    return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
                     str(message_id).strip() if message_id else None, invalid_in)
 
 
@@ -349,8 +350,8 @@ def read_message(raw: bytes, source: str, label: str | None, report: ReadReport,
     if mail.malformed:
         report.malformed.append(source)
     marked = mail.marked or invalid_in
-    return report.add(Document(mail.text, label, source, mail.message_id), replaced=mail.replaced or bool(marked),
-                      marked=marked)
+    return report.add(Document(mail.text, label, source, mail.message_id),
+                      replaced=mail.replaced or marked is not None, marked=marked)
 
 
 def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport, headers: Sequence[str],
