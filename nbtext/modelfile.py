@@ -18,6 +18,7 @@ cost ``nbtext train`` 0.1 to 0.2 s.
 
 from __future__ import annotations
 
+import codecs
 import math
 import mmap
 import pickle
@@ -144,8 +145,43 @@ def load(path: str) -> Any:
     except FileNotFoundError:
         raise ModelError(f"{path}: no such model file") from None
     except IsADirectoryError:
-        raise ModelError(f"{path}: is a folder, not a model file") from None
+        raise ModelError(f"{path}: is a folder, not a model file ({_MODEL_FIRST})") from None
     except UnsafeModelError:
         raise
     except Exception as error:  # an empty, truncated or foreign file fails in many ways inside pickle
-        raise ModelError(f"{path}: not an nbtext model file, or truncated ({type(error).__name__})") from None
+        what = _no_pickle(path) or f"not an nbtext model file, or truncated ({type(error).__name__})"
+        raise ModelError(f"{path}: {what}") from None
+
+
+#: The hint for a document or folder given where the model goes.
+_MODEL_FIRST = "the model file comes first, then the documents"
+#: How much of a file tells whether it is text.
+_HEAD = 512
+
+
+def _no_pickle(path: str) -> str | None:
+    """What a file that failed to load as a model is, where its first bytes show it is no pickle
+    at all (a model file starts as a pickle does, with 0x80 and the protocol): empty, or text,
+    most often a document given where the model goes (``nbtext predict doc.txt model.joblib``).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt") as handle:
+    ...     _ = handle.write("Where is my parcel?\\n" * 50), handle.flush()
+    ...     print(_no_pickle(handle.name))
+    text, not an nbtext model file (the model file comes first, then the documents)
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD)
+    except OSError:
+        return None
+    if not head:
+        return "an empty file, not an nbtext model file"
+    if head.startswith(b"\x80"):
+        return None
+    try:  # a character cut at the end of the head is no sign of binary
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < _HEAD)
+    except UnicodeDecodeError:
+        return "not an nbtext model file (a model file is a pickle; this is none)"
+    return f"text, not an nbtext model file ({_MODEL_FIRST})"
+

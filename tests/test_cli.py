@@ -251,6 +251,12 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
 @pytest.mark.parametrize("args, code, message", [
     (["train", "nowhere", "-o", "m"], 1, "Error: nowhere: no such file or folder\n"),
     (["eval", "missing.joblib", str(TICKETS / "test")], 1, "Error: missing.joblib: no such model file\n"),
+    # The arguments swapped: "not an nbtext model file, or truncated (KeyError)" said nothing of the order.
+    (["predict", str(TICKETS / "test" / "billing" / "000.txt"), "m.joblib"], 1,
+     f"Error: {TICKETS / 'test' / 'billing' / '000.txt'}: text, not an nbtext model file "
+     "(the model file comes first, then the documents)\n"),
+    (["eval", str(TICKETS / "test"), "m.joblib"], 1,
+     f"Error: {TICKETS / 'test'}: is a folder, not a model file (the model file comes first, then the documents)\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--min-df", "0.99"], 1,
      "Error: no terms remain after pruning; lower --min-df or raise --max-df\n"),
     (["train", str(TICKETS / "train" / "billing"), "-o", "m"], 1,
