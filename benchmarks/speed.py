@@ -1,6 +1,6 @@
 """Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
 
-    python benchmarks/speed.py [--runs 5] [--cold-runs 20]
+    python benchmarks/speed.py [--runs 5] [--cold-runs 20] [--default-model-only | --mail-only]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
@@ -12,7 +12,8 @@ the same with --tokens words (the pipeline's own pattern) and --tokens joined. P
 20news-bydate/test in memory (median of --runs) and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
-Medians and ratios; peak RSS of each process with its workers. Every measurement runs in its
+Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
+with --jobs on every core (--mail-only: that table alone). Medians and ratios; peak RSS of each process with its workers. Every measurement runs in its
 own process, with nbtext's bytecode written first, as installing it writes it.
 """
 
@@ -226,12 +227,42 @@ def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> P
     return scratch / "all-words.joblib"
 
 
+def mail_table(enron: Path, scratch: Path, runs: int) -> None:
+    """Print the table of predict on mail: all of enron-spam (33,716 messages) as message
+    files and as one mbox, scored by a filter trained on enron1, in one process and with
+    --jobs on every core (whose workers parse the mail too); documents/s and the ratio."""
+    import mailbox
+
+    model = scratch / "enron1-filter.joblib"
+    child([sys.executable, "-m", "nbtext", "train", str(enron / "enron1"), "--input-format", "email", "-o", str(model)])
+    files = sorted(path for path in enron.glob("enron*/*/*") if path.is_file())
+    box = mailbox.mbox(scratch / "enron.mbox")
+    for path in files:
+        box.add(path.read_bytes())
+    box.close()
+    cores = available_cores()
+    print(f"\n| predict on mail (a filter; median of {runs}) | documents/s, --jobs 1 | documents/s, --jobs {cores} "
+          f"| ratio | peak RSS, --jobs 1 / --jobs {cores} |")
+    print("|---|---|---|---|---|")
+    for label, source in (("enron-spam, 33,716 message files", [str(enron), "--input-format", "email"]),
+                          ("the same as one mbox", [str(scratch / "enron.mbox")])):
+        base = [sys.executable, "-m", "nbtext", "predict", str(model), *source]
+        timings = alternating({jobs: (base + ["--jobs", str(jobs)], None) for jobs in (1, cores)}, runs)
+        answers = {jobs: timings[jobs][2] for jobs in (1, cores)}
+        assert answers[1] == answers[cores] and answers[1].count("\n") == len(files), f"{label}: answers differ"
+        rate = {jobs: len(files) / timings[jobs][0] for jobs in (1, cores)}
+        print(f"| {label} | {rate[1]:,.0f} | {rate[cores]:,.0f} | {rate[cores] / rate[1]:.1f}x | "
+              f"{timings[1][1]:.0f} MB / {timings[cores][1]:.0f} MB |", flush=True)
+    (scratch / "enron.mbox").unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cold-runs", type=int, default=20)
     parser.add_argument("--stream-mb", type=int, default=1024, help="size of the stdin stream to predict")
     parser.add_argument("--default-model-only", action="store_true", help="only the default model's table")
+    parser.add_argument("--mail-only", action="store_true", help="only the table of predict on mail")
     args = parser.parse_args()
     py = sys.executable
     write_bytecode_as_installed()
@@ -242,6 +273,9 @@ def main() -> None:
     columns = f"nbtext (default) | nbtext --jobs {available_cores()} | nbtext --jobs 1"
     if args.default_model_only:
         default_model_table(news, scratch, columns, args.runs)
+        return
+    if args.mail_only:
+        mail_table(enron, scratch, args.runs)
         return
     print(f"| task | {columns} | CountVectorizer+MNB | ratio (each nbtext column) | HashingVectorizer+MNB "
           "| ratio (default) |")
@@ -315,6 +349,7 @@ def main() -> None:
     timings = alternating({label: (command, None) for label, command in cold.items()}, args.cold_runs, peak_rss)
     for label, (seconds, rss, _) in timings.items():
         print(f"| {label} | {seconds:.3f} | {rss:.0f} MB |", flush=True)
+    mail_table(enron, scratch, args.runs)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import click
 from . import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
-from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS
+from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS, ReadReport
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
 from .readers.report import KEPT_EMPTY, plural
 
@@ -1011,7 +1011,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
       nbtext predict news.joblib /shared/crawl/ --dask tcp://scheduler:8786 > labels.tsv
     """
     from .model import Model
-    from .readers import ReadReport, iter_unlabelled
+    from .readers import iter_unlabelled
 
     model = Model.load(model_path)
     k = min(top_k, len(model.classes))
@@ -1036,8 +1036,9 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             hint = ("reading one message from the terminal; Ctrl-D ends" if input_format == "email"  # as filter
                     else "reading documents from the terminal, one a line; Ctrl-D ends")
             click.echo(hint, err=True)
+        # With workers, they parse the mail too: parsing is most of the work of reading it.
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
-                                  headers=model.analyzer.headers, columns=columns)
+                                  headers=model.analyzer.headers, columns=columns, unparsed_mail=jobs > 1)
         format_batch = functools.partial(_format_batch, k=k, proba=proba, fmt=fmt)
         if jobs > 1:
             from .parallel import map_in_processes
@@ -1052,18 +1053,19 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     _print_read_report(report, verbose, encoding, always=False, empty=model.empty_answer)
 
 
-def _write_answers(answers: Iterable[tuple[str, list[str]]], unit: str, report) -> None:
+def _write_answers(answers: Iterable[tuple[str, ReadReport]], unit: str, report: ReadReport) -> None:
     """Write each block of answers to stdout as soon as it comes, and count them (one line a
     document) on a terminal's stderr while stdout goes to a file or a pipe. Each block comes
-    with the documents in it that had no word the model knows, for ``report``."""
+    with what its scorer saw, for ``report``: the documents in which the model knows no word,
+    and what it read where it parsed them (a worker's mail)."""
     from . import render
 
     with render.progress(None, "scoring", unit=unit, beside_answers=True) as advance:
-        for text, no_known_word in answers:
+        for text, seen in answers:
             sys.stdout.write(text)
             sys.stdout.flush()
             advance(text.count("\n"))
-            report.no_known_word += no_known_word
+            report.update(seen)
 
 
 def _load_one_thread(path: str):
@@ -1085,44 +1087,56 @@ def _trained_format(model) -> str | None:
 _BLOCK_DOCUMENTS = 1000
 
 
-def _blocks(batches: Iterable[tuple[list, bool]], size: int) -> Iterator[tuple[list, bool]]:
-    """The same documents as ``batches`` of (documents, from_stdin), in blocks of at least
-    ``size`` documents (or what is left), never mixing stdin lines with files. An input error
-    comes after the block read before it."""
+def _blocks(batches: Iterable[tuple[Any, bool]], size: int) -> Iterator[tuple[Any, bool]]:
+    """The same documents as ``batches`` of (documents or MailBatch, from_stdin), in blocks of
+    at least ``size`` documents (or what is left), never mixing stdin lines with files, nor
+    mail to parse with documents read. An input error comes after the block read before it."""
+    from .readers import MailBatch
+
     block: list = []
-    block_from_stdin = False
+    kind: tuple = ()  # (from_stdin, the MailBatch's headers or None) of the block
+
+    def made() -> tuple[Any, bool]:
+        from_stdin, headers = kind
+        return (block if headers is None else MailBatch(block, headers)), from_stdin
+
     try:
         for batch, from_stdin in batches:
-            if block and from_stdin != block_from_stdin:
-                yield block, block_from_stdin
+            mail = isinstance(batch, MailBatch)
+            if block and kind != (from_stdin, batch.headers if mail else None):
+                yield made()
                 block = []
-            block += batch
-            block_from_stdin = from_stdin
+            block += batch.messages if mail else batch
+            kind = (from_stdin, batch.headers if mail else None)
             if len(block) >= size:
-                yield block, block_from_stdin
+                yield made()
                 block = []
     except NbtextError:
         if block:
-            yield block, block_from_stdin
+            yield made()
         raise
     if block:
-        yield block, block_from_stdin
+        yield made()
 
 
 #: A surrogate escape: a byte of a file name that is not valid UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> tuple[str, list[str]]:
-    """predict's output lines for one batch of documents, and the sources of those in which the
-    model knows no word."""
+def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> tuple[str, ReadReport]:
+    """predict's output lines for one batch of documents (or a MailBatch, parsed here), and
+    what was seen: the documents in which the model knows no word, and what was parsed."""
     import numpy as np
 
+    from .readers import MailBatch
     from .readers.report import without_known_words
     from .render import tsv_field
 
+    seen = ReadReport()
+    if isinstance(batch, MailBatch):
+        batch = batch.read(seen)
     if not batch:
-        return "", []
+        return "", seen
     classes = model.classes if fmt == "jsonl" else [tsv_field(label) for label in model.classes]
     log_proba = model.predict_log_proba([doc.text for doc in batch])
     best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
@@ -1147,7 +1161,8 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
             for label, p in top:
                 fields += [label, f"{p:.6f}"] if proba else [label]
             lines.append("\t".join(fields))
-    return "\n".join(lines) + "\n", without_known_words(batch, model.scored_as_empty(log_proba))
+    seen.no_known_word = without_known_words(batch, model.scored_as_empty(log_proba))
+    return "\n".join(lines) + "\n", seen
 
 
 def _identity(doc) -> str:
@@ -1229,7 +1244,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     import numpy as np
 
     from .model import Model
-    from .readers import Document, ReadReport, iter_unlabelled, standard_input
+    from .readers import Document, iter_unlabelled, standard_input
     from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file, without_known_words
@@ -1282,12 +1297,12 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers)
 
-    def answers(batch) -> tuple[str, list[str]]:
+    def answers(batch) -> tuple[str, ReadReport]:
         log_proba = model.predict_log_proba([doc.text for doc in batch])
         scores = spam_filter.scores_of(log_proba, model.classes)
         return ("".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
                         for doc, v, s in zip(batch, spam_filter.verdicts(scores), scores)),
-                without_known_words(batch, model.scored_as_empty(log_proba)))
+                ReadReport(no_known_word=without_known_words(batch, model.scored_as_empty(log_proba))))
 
     _write_answers((answers(batch) for batch, _ in batches), "messages", report)
     empty = ""
@@ -1319,7 +1334,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
       nbtext learn filter.joblib --unlearn --spam wrongly-learned.eml
     """
     from .model import Model
-    from .readers import ReadReport, iter_unlabelled
+    from .readers import iter_unlabelled
     from .spam import SpamFilter, locked
     from .training import update
 
@@ -1348,6 +1363,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
         for kind, paths in groups.items():
             for batch, _ in iter_unlabelled(paths, report, input_format=_trained_format(model),
                                             headers=model.analyzer.headers):
+                assert isinstance(batch, list)  # mail comes parsed, as unparsed_mail is not asked
                 documents += [dataclasses.replace(doc, label=labels[kind]) for doc in batch]
         if not documents:
             raise NbtextError("no messages to learn from")

@@ -384,6 +384,36 @@ def test_a_broken_utf16_mbox_names_the_message_it_garbled(mail_layouts, mail_fil
     assert run(["predict", mail_filter, message]).stderr == f"read 1 document\n{said}"
 
 
+def test_predict_jobs_parse_mail_in_the_workers_as_one_process_does(spamassassin, mail_layouts, mail_filter,
+                                                                    tmp_path):
+    """With --jobs, every message was parsed in the main process, which is most of the work of
+    reading mail, and only the scoring went to the workers: on all of enron-spam, --jobs 2
+    took 3.7 s where one process took 5.3 s. The workers now parse the mail they score.
+    Every answer, and every line of the read report, each replaced, malformed or garbled
+    message named in order (-v), is as one process gives: for a folder of message files,
+    a maildir, an mbox, an mbox garbled in UTF-16, an mbox on stdin, and message files read
+    as plain text around an mbox, which comes in blocks of their own."""
+    box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
+    wide = box.read_bytes().decode("latin-1").encode("utf-16")
+    half = len(wide) // 2 & ~1  # a character's start: half a surrogate pair there is no UTF-16
+    garbled = tmp_path / "garbled.mbox"
+    garbled.write_bytes(wide[:half] + "\udc00".encode("utf-16-le", "surrogatepass") + wide[half:])
+    ham = sorted((mail_layouts / "folder" / "ham").iterdir())
+    sources = {"folder": [spamassassin, "--input-format", "email"], "maildir": [mail_layouts / "maildir" / "ham"],
+               "mbox": [box], "garbled": [garbled], "stdin": [], "mixed": ["--input-format", "folder", *ham, box]}
+    for name, source in sources.items():
+        one, two = (run(["predict", mail_filter, *source, "-v", "--proba", "--jobs", jobs],
+                        input=box.read_bytes() if name == "stdin" else None) for jobs in ("1", "2"))
+        assert (two.stdout, two.stderr) == (one.stdout, one.stderr), name
+        assert two.stdout.count("\n") == {"folder": 3000, "maildir": 150, "mixed": 300}.get(name, 150), name
+    folder = run(["predict", mail_filter, spamassassin, "--input-format", "email", "--jobs", "2"]).stderr
+    assert folder == ("read 3,000 documents\n50 decoded with replacement (bytes not valid in the charsets their "
+                      "messages declare)\n28 messages with malformed MIME (read as well as they could be)\n"
+                      "88 mail attachments skipped (attached files, not the message's text)\n")
+    assert "\n1 decoded with replacement (bytes not valid utf-16)\n" in run(
+        ["predict", mail_filter, garbled, "--jobs", "2"]).stderr
+
+
 def test_an_mbox_piped_to_predict_is_read_message_by_message(mail_layouts, mail_filter, tmp_path):
     """`cat box.mbox | nbtext predict MODEL` read the 150 messages as one, the first one's
     headers over all the bodies, and printed one answer; `nbtext learn MODEL --spam -`

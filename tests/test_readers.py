@@ -187,14 +187,15 @@ def test_a_file_gone_or_unreadable_after_listing_is_skipped_and_counted(tmp_path
 def test_a_maildir_message_a_mail_client_moves_while_it_is_read(tmp_path):
     import mailbox
 
-    from nbtext.readers.mail import iter_maildir
+    from nbtext.readers.mail import maildir_messages, parse_messages
 
     box = mailbox.Maildir(tmp_path / "inbox")
     for n in range(5):
         box.add(f"Subject: message {n}\n\nbody {n}\n".encode())
     new = sorted((tmp_path / "inbox" / "new").iterdir(), key=lambda path: path.name)  # the reading order
     expected = [path.read_text().split("\n")[0] for path in new[:3] + new[4:]]
-    documents = iter_maildir(str(tmp_path / "inbox"), None, report := ReadReport(), headers=())
+    report = ReadReport()
+    documents = parse_messages(maildir_messages(str(tmp_path / "inbox"), None, report), report, headers=())
     read = [next(documents)]  # the maildir listed, its first message read
     os.rename(new[3], tmp_path / "inbox" / "cur" / (new[3].name + ":2,S"))  # seen by the user meanwhile
     read += list(documents)

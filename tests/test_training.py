@@ -298,6 +298,42 @@ def test_workers_parse_mail_files_as_one_process_does():
     assert len(reports[1].replaced) == 50  # 57 before HTML parts were read by their <meta> charset
 
 
+@pytest.mark.parametrize("layout", ["mbox", "maildir"])
+def test_workers_parse_mbox_and_maildir_messages_as_one_process_does(layout, tmp_path):
+    """mbox files and maildirs were split and every message parsed in the main process, the
+    workers only counting. The messages are now split off in order here and parsed by whoever
+    counts them; the counts and the account of what was read equal one process's: SpamAssassin's
+    3,000 messages, with its replaced bytes, broken MIME and attachments, and an image in a
+    maildir, skipped where it is read."""
+    import mailbox
+
+    from nbtext.analysis import Analyzer
+    from nbtext.readers import MailBatch
+    from nbtext.training import count_all
+
+    for label in ("ham", "spam"):
+        (tmp_path / label).mkdir()
+        box = (mailbox.mbox(tmp_path / label / "inbox.mbox") if layout == "mbox"
+               else mailbox.Maildir(tmp_path / label / "inbox"))
+        for path in sorted((corpus_path("spamassassin-2003") / label).iterdir()):
+            box.add(path.read_bytes())
+        box.close()
+    if layout == "maildir":
+        (tmp_path / "spam" / "inbox" / "new" / "scan.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    assert isinstance(next(LabelledCorpus([str(tmp_path)], input_format=layout).read().batches(256)), MailBatch)
+    counts, reports = {}, {}
+    for jobs in (1, 3):
+        corpus = LabelledCorpus([str(tmp_path)], input_format=layout)
+        counts[jobs] = count_all(corpus.read(), Analyzer(ngram_range=(1, 2)), tf="log", doc_norm=None, jobs=jobs)
+        reports[jobs] = corpus.report
+    assert_same_counts(counts[1].to_dict(), counts[3].to_dict())
+    assert reports[1] == reports[3]
+    assert (reports[1].documents, len(reports[1].malformed), reports[1].attachments) == (3000, 28, 88)
+    assert len(reports[1].replaced) == 50
+    assert reports[1].skipped == ({"not text (a PNG image)": [str(tmp_path / "spam" / "inbox" / "new" / "scan.png")]}
+                                  if layout == "maildir" else {})
+
+
 def test_workers_that_join_part_way_count_the_same():
     """By default (jobs=None) workers join in only once PROCESSES_AFTER_BYTES of documents have
     come, while this process counts on: the counts still equal one process's."""

@@ -12,18 +12,18 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import DataError
 from .folders import Entry, holds_mbox_messages, list_folder, read_files
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
-from .mail import (USEFUL_HEADERS, is_maildir, is_mbox, iter_maildir, iter_mbox, iter_mbox_bytes, read_message,
-                   read_message_files)
+from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
+                   mbox_messages, message_files, parse_messages, read_message_files)
 from .report import Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines, decode
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
-    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
+    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus", "MailBatch",
     "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
 ]
 
@@ -70,6 +70,25 @@ class FileBatch:
         return read_files(self.entries, report, encoding=self.encoding, progress=progress)
 
 
+@dataclass(frozen=True)
+class MailBatch:
+    """Messages read in order (an mbox split, a maildir's or folder's files read) but not parsed
+    yet. Parsing is most of the cost of reading mail, so whoever scores a batch parses it, and
+    worker processes share that work too."""
+
+    messages: list[RawMessage]
+    headers: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        """The messages' bytes."""
+        return sum(len(raw) for raw, _, _, _ in self.messages)
+
+    def read(self, report: ReadReport) -> list[Document]:
+        """The messages' documents in order, with what happened counted in ``report``."""
+        return list(parse_messages(self.messages, report, self.headers))
+
+
 class Reading(Iterator[Document]):
     """The documents of a LabelledCorpus as they are read (``LabelledCorpus.read``).
 
@@ -89,9 +108,9 @@ class Reading(Iterator[Document]):
             self._documents = self._corpus._documents(self._progress)
         return next(self._documents)
 
-    def batches(self, size: int) -> Iterator[list[Document] | FileBatch]:
+    def batches(self, size: int) -> Iterator[list[Document] | FileBatch | MailBatch]:
         """Every document, in order, ``size`` at a time; ``progress`` counts a FileBatch's bytes
-        once it is handed out."""
+        once it is handed out, a MailBatch's as its messages are split off."""
         self._take("batches")
         return self._corpus._batches(size, self._progress)
 
@@ -200,7 +219,8 @@ class LabelledCorpus:
         for path, fmt, entries in self._plan:
             yield from self._read_one(path, fmt, entries, progress)
 
-    def _batches(self, size: int, progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch]:
+    def _batches(self, size: int,
+                 progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch | MailBatch]:
         for path, fmt, entries in self._plan:
             if fmt in ("folder", "email"):
                 for start in range(0, len(entries), size):
@@ -208,22 +228,31 @@ class LabelledCorpus:
                     yield files
                     if progress is not None:
                         progress(files.size)
+            elif fmt in ("mbox", "maildir"):  # split here, in order; parsed by whoever counts them
+                messages = self._messages(fmt, entries, progress)
+                while split := list(itertools.islice(messages, size)):
+                    yield MailBatch(split, self.headers)
             else:
                 documents = self._read_one(path, fmt, entries, progress)
                 while batch := list(itertools.islice(documents, size)):
                     yield batch
+
+    def _messages(self, fmt: str, entries: list, progress: Callable[[int], None] | None) -> Iterator[RawMessage]:
+        """The messages of mbox files or maildirs, read but not parsed, in order."""
+        if fmt == "mbox":
+            for file, label, _ in entries:
+                yield from mbox_messages(file, label, self.report, progress)
+        else:
+            for box, label in entries:
+                yield from maildir_messages(box, label, self.report, progress)
 
     def _read_one(self, path: str, fmt: str | None, entries: list,
                   progress: Callable[[int], None] | None) -> Iterator[Document]:
         """The documents of one DATA argument."""
         if fmt in ("folder", "email"):
             yield from FileBatch(entries, fmt == "email", self.encoding, self.headers).read(self.report, progress)
-        elif fmt == "mbox":
-            for file, label, _ in entries:
-                yield from iter_mbox(file, label, self.report, self.headers, progress)
-        elif fmt == "maildir":
-            for box, label in entries:
-                yield from iter_maildir(box, label, self.report, self.headers, progress)
+        elif fmt in ("mbox", "maildir"):
+            yield from parse_messages(self._messages(fmt, entries, progress), self.report, self.headers)
         elif fmt == "manifest":
             skip = self.columns is not None and self.columns.skip_unlabelled
             yield from read_manifest(path, self.report, encoding=self.encoding, skip_unlabelled=skip,
@@ -269,12 +298,14 @@ def iter_unlabelled(
     input_format: str | None = None,
     headers: Sequence[str] = (),
     columns: Columns | None = None,
-) -> Iterator[tuple[list[Document], bool]]:
+    unparsed_mail: bool = False,
+) -> Iterator[tuple[list[Document] | MailBatch, bool]]:
     """Batches of documents to classify, in input order, and whether they came from stdin.
 
     A file is one document, a folder is walked (every regular, non-hidden file at any depth),
     and ``-`` is stdin with one document per line, batched as lines arrive so that answers
-    can stream.
+    can stream. With ``unparsed_mail``, mail comes as MailBatch, to be parsed by whoever scores
+    it (``MailBatch.read``).
     """
     encoding = check_encoding(encoding)
     if input_format not in (None, "folder", "csv", *MAIL_FORMATS):
@@ -302,7 +333,11 @@ def iter_unlabelled(
                 rows = read_jsonl_fields(path, rows_of, report, encoding=encoding)
             yield from _in_batches(rows)
         elif fmt in MAIL_FORMATS:
-            yield from _unlabelled_mail(path, fmt, report, headers, stdin)
+            messages = _unlabelled_mail(path, fmt, report, stdin)
+            if unparsed_mail:
+                yield from _in_batches(messages, lambda batch: MailBatch(batch, tuple(headers)))
+            else:
+                yield from _in_batches(parse_messages(messages, report, headers))
         elif path == "-":
             for raw_lines in iter_line_batches(stdin or standard_input()):
                 if line_number == 0:
@@ -323,53 +358,53 @@ def iter_unlabelled(
             raise DataError(f"{path}: no such file or folder")
 
 
-def _in_batches(documents: Iterator[Document]) -> Iterator[tuple[list[Document], bool]]:
-    """``documents`` in batches for predict. A DataError (a record without its text field, a line
-    that is not JSON) comes after the batch read before it, so those documents get their answers."""
-    batch: list[Document] = []
+def _in_batches(items: Iterator[Any], batch_of: Callable[[list], Any] = list) -> Iterator[tuple[Any, bool]]:
+    """``items`` (documents, or messages not parsed yet) in batches for predict, each made by
+    ``batch_of``. A DataError (a record without its text field, a line that is not JSON) comes
+    after the batch read before it, so those documents get their answers."""
+    batch: list = []
     try:
-        for doc in documents:
-            batch.append(doc)
+        for item in items:
+            batch.append(item)
             if len(batch) == _FILES_PER_BATCH:
-                yield batch, False
+                yield batch_of(batch), False
                 batch = []
     except DataError:
         if batch:
-            yield batch, False
+            yield batch_of(batch), False
         raise
     if batch:
-        yield batch, False
+        yield batch_of(batch), False
 
 
-def _unlabelled_mail(path: str, fmt: str, report: ReadReport, headers: Sequence[str],
-                     stdin: BinaryIO | None) -> Iterator[tuple[list[Document], bool]]:
-    """Batches of messages: stdin or a file is one message (email), or many (mbox, maildir)."""
+def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | None) -> Iterator[RawMessage]:
+    """The messages to classify, read but not parsed: stdin or a file is one message (email),
+    or many (mbox, maildir)."""
     if path == "-":
         if fmt != "email":
             raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
         raw = (stdin or standard_input()).read()
         if holds_mbox_messages(raw):  # `cat box.mbox | nbtext predict`: each message, as for the file
-            yield from _in_batches(iter_mbox_bytes(raw, None, report, headers, "<stdin>"))
+            yield from mbox_bytes_messages(raw, None, report, "<stdin>")
         else:
-            yield [read_message(raw, "<stdin>", None, report, headers)], False
-        return
-    if fmt == "maildir":
+            yield raw, "<stdin>", None, None
+    elif fmt == "maildir":
         if not is_maildir(path):
             raise DataError(f"{path}: not a maildir (it has no cur/, new/ and tmp/)")
-        messages = iter_maildir(path, None, report, headers)
+        yield from maildir_messages(path, None, report)
     elif fmt == "mbox" and os.path.isfile(path):
-        messages = iter_mbox(path, None, report, headers)
+        yield from mbox_messages(path, None, report)
     elif os.path.isdir(path):
         entries = list_folder(path, report, labelled=False)
         if fmt == "mbox":
-            messages = (doc for file, _, _ in entries for doc in iter_mbox(file, None, report, headers))
+            for file, _, _ in entries:
+                yield from mbox_messages(file, None, report)
         else:
-            messages = read_message_files(entries, report, headers)
+            yield from message_files(entries, report)
     elif os.path.isfile(path):
-        messages = read_message_files([(path, None, 0)], report, headers)
+        yield from message_files([(path, None, 0)], report)
     else:
         raise DataError(f"{path}: no such file or folder")
-    yield from _in_batches(messages)
 
 
 def _folder_format(root: str) -> str:

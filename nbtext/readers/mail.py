@@ -354,24 +354,42 @@ def read_message(raw: bytes, source: str, label: str | None, report: ReadReport,
                       replaced=mail.replaced or marked is not None, marked=marked)
 
 
+#: A message read but not parsed yet: its bytes, its source, its label, and the encoding its
+#: bytes were not all valid in before it came (``read_message``'s ``invalid_in``). Reading is
+#: cheap and done in order; parsing is most of the work, so worker processes can take it.
+RawMessage = tuple[bytes, str, str | None, str | None]
+
+
+def parse_messages(messages: Iterable[RawMessage], report: ReadReport, headers: Sequence[str]) -> Iterator[Document]:
+    """The Documents of messages read but not parsed yet, in order (``read_message``)."""
+    for raw, source, label, invalid_in in messages:
+        yield read_message(raw, source, label, report, headers, invalid_in)
+
+
 def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport, headers: Sequence[str],
                        progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per message file of ``entries`` (path, label, size), in order."""
+    return parse_messages(message_files(entries, report, progress), report, headers)
+
+
+def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport,
+                  progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
+    """The message files of ``entries`` (path, label, size) read, in order; those that cannot
+    be, or are no text, are skipped and counted in ``report``."""
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
-            yield read_message(raw, path, label, report, headers)
+            yield raw, path, label, None
         if progress is not None:
             progress(size)
 
 
-def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
-              progress: Callable[[int], None] | None = None, name: str | None = None,
-              invalid_in: str | None = None) -> Iterator[Document]:
-    """Each message of an mbox file is a document, ``PATH:INDEX`` (from 1; ``NAME:INDEX`` where
-    the file holds what came from elsewhere, as stdin). ``invalid_in``: the file was narrowed
-    from this encoding, and its invalid bytes are U+FFFD now; the messages that hold one are
-    counted as replaced (and so is one that held U+FFFD already: it was garbled before)."""
+def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Callable[[int], None] | None = None,
+                  name: str | None = None, invalid_in: str | None = None) -> Iterator[RawMessage]:
+    """The messages of an mbox file, ``PATH:INDEX`` (from 1; ``NAME:INDEX`` where the file holds
+    what came from elsewhere, as stdin). ``invalid_in``: the file was narrowed from this
+    encoding, and its invalid bytes are U+FFFD now; the messages that hold one are counted as
+    replaced (and so is one that held U+FFFD already: it was garbled before)."""
     import mailbox
 
     with open(path, "rb") as handle:
@@ -383,22 +401,22 @@ def iter_mbox(path: str, label: str | None, report: ReadReport, headers: Sequenc
         return
     if has_byte_order_mark(start):  # saved with an editor's mark: Python's mailbox would drop the first message
         with open(path, "rb") as handle:
-            yield from iter_mbox_bytes(handle.read(), label, report, headers, name or path, progress)
+            yield from mbox_bytes_messages(handle.read(), label, report, name or path, progress)
         return
     box = mailbox.mbox(path, create=False)
     try:
         for index, key in enumerate(box.iterkeys(), 1):
             raw = box.get_bytes(key)
             garbled_in = invalid_in if invalid_in and _REPLACEMENT in raw else None
-            yield read_message(raw, f"{name or path}:{index}", label, report, headers, garbled_in)
+            yield raw, f"{name or path}:{index}", label, garbled_in
             if progress is not None:
                 progress(len(raw))
     finally:
         box.close()
 
 
-def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: Sequence[str], name: str,
-                    progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+def mbox_bytes_messages(raw: bytes, label: str | None, report: ReadReport, name: str,
+                        progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
     """The messages of an mbox held in memory (stdin, or a file an editor saved with a byte
     order mark), ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
     import tempfile
@@ -408,7 +426,7 @@ def iter_mbox_bytes(raw: bytes, label: str | None, report: ReadReport, headers: 
         with open(box, "wb") as handle:
             data, invalid_in = narrowed(raw)
             handle.write(data)
-        yield from iter_mbox(box, label, report, headers, progress, name=name, invalid_in=invalid_in)
+        yield from mbox_messages(box, label, report, progress, name=name, invalid_in=invalid_in)
 
 
 #: U+FFFD in UTF-8: what a byte that did not decode became.
@@ -422,9 +440,9 @@ def _opens_mbox(head: bytes) -> bool:
     return narrowed(head)[0].startswith(b"From ")
 
 
-def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequence[str],
-                 progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """Each message in ``cur/`` and ``new/`` of a maildir, in file-name order, ``PATH:INDEX``."""
+def maildir_messages(path: str, label: str | None, report: ReadReport,
+                     progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
+    """The messages in ``cur/`` and ``new/`` of a maildir, in file-name order, ``PATH:INDEX``."""
     files = sorted(
         os.path.join(path, sub, name) for sub in ("cur", "new") if os.path.isdir(os.path.join(path, sub))
         for name in os.listdir(os.path.join(path, sub)) if not name.startswith(".")
@@ -433,7 +451,7 @@ def iter_maildir(path: str, label: str | None, report: ReadReport, headers: Sequ
     for index, file in enumerate(files, 1):
         raw = read_listed(file, None, report)
         if raw is not None:
-            yield read_message(raw, f"{path}:{index}", label, report, headers)
+            yield raw, f"{path}:{index}", label, None
             if progress is not None:
                 progress(len(raw))
 
