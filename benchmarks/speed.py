@@ -13,8 +13,9 @@ the same with --tokens words (the pipeline's own pattern) and --tokens joined. P
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
-with --jobs on every core (--mail-only: that table alone). Medians and ratios; peak RSS of each process with its workers. Every measurement runs in its
-own process, with nbtext's bytecode written first, as installing it writes it.
+with --jobs on every core (--mail-only: that table alone). Medians and ratios; peak RSS of
+each process with its workers. Every measurement runs in its own process, with nbtext's
+bytecode written first, as installing it writes it.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from .report import Document, ReadReport, check_encoding, check_not_compressed, 
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
-    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus", "MailBatch",
-    "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
+    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
+    "MailBatch", "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
@@ -93,7 +93,8 @@ class Reading(Iterator[Document]):
     """The documents of a LabelledCorpus as they are read (``LabelledCorpus.read``).
 
     Iterate it for Documents; or, before that, take ``batches``: lists of Documents, except
-    that the files of folders come unread, as FileBatch, for worker processes to read.
+    that the files of folders come unread, as FileBatch, and the messages of mbox files and
+    maildirs unparsed, as MailBatch, for worker processes to read.
     """
 
     def __init__(self, corpus: LabelledCorpus, progress: Callable[[int], None] | None) -> None:
