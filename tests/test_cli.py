@@ -440,20 +440,35 @@ def test_filter_says_it_reads_a_message_typed_at_the_terminal(tmp_path):
         assert process.stdout.read().startswith(b"Spam\t")
 
 
-def _forkservers() -> set[int]:
-    """The processes of multiprocessing's forkservers (and the workers forked from them)."""
-    found = set()
+def _forkservers(parent: int) -> set[int]:
+    """The processes of multiprocessing's forkservers that ``parent`` started, and the workers
+    forked from them: those of other programs on the machine are not this test's."""
+    parents = {}
     for entry in os.listdir("/proc"):
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 if b"multiprocessing.forkserver" in handle.read():
-                    found.add(int(entry))
-        except (OSError, ValueError):
+                    with open(f"/proc/{entry}/stat", "rb") as stat:
+                        parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
-    return found
+    servers = {pid for pid, ppid in parents.items() if ppid == parent}
+    return servers | {pid for pid, ppid in parents.items() if ppid in servers}
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the worker processes in /proc")
+def _running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (not gone, nor a zombie)."""
+    running = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                    running.add(pid)
+        except OSError:
+            continue
+    return running
+
+
 def test_kill_stops_the_workers_as_ctrl_c_does(tmp_path):
     """`timeout 60 nbtext train ... --jobs 2` sends SIGTERM: the command died at once and left
     its forkserver and a worker running, counting for nobody. Now the run ends through the
@@ -461,19 +476,22 @@ def test_kill_stops_the_workers_as_ctrl_c_does(tmp_path):
     import time
 
     news = corpus_path("20news-bydate") / "train"
-    before = _forkservers()
     process = nbtext_process("train", news, "--jobs", "2", "-o", tmp_path / "m.joblib", stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
-    while not _forkservers() - before and time.monotonic() < deadline and process.poll() is None:
+    started: set[int] = set()
+    while not started and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
-    assert _forkservers() - before, "no worker process started"
+        started = _forkservers(process.pid)
+    assert started, "no worker process started"
+    time.sleep(0.2)  # its workers too
+    started |= _forkservers(process.pid)
     process.terminate()
     status = process.wait(timeout=30)
     process.stderr.close()
     deadline = time.monotonic() + 10
-    while _forkservers() - before and time.monotonic() < deadline:
+    while _running(started) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = _forkservers() - before
+    left = _running(started)
     for pid in left:  # not to leave them running after the test either
         os.kill(pid, 9)
     assert not left
