@@ -3,6 +3,7 @@
 #
 #   sh examples/nightly-maildir.sh MODEL MAILDIR
 #   (crontab: 15 3 * * *  sh /path/to/nightly-maildir.sh ~/.nbtext/filter.joblib ~/Maildir)
+#   NBTEXT_JOBS=4 sh examples/nightly-maildir.sh MODEL MAILDIR    # filter in 4 processes
 #
 # `nbtext filter MODEL FOLDER` prints PATH<TAB>VERDICT<TAB>SCORE for each message file as it
 # goes; only Spam is moved, Ham and Unsure stay where they are. A message is moved with mv,
@@ -16,7 +17,7 @@ for sub in cur new tmp; do
 done
 for sub in new cur; do
     [ -n "$(ls -A "$maildir/$sub")" ] || continue
-    nbtext filter "$model" "$maildir/$sub" > "$maildir/.nbtext-verdicts"
+    nbtext filter "$model" "$maildir/$sub" --jobs "${NBTEXT_JOBS:-1}" > "$maildir/.nbtext-verdicts"
     while IFS="$tab" read -r path verdict score; do
         if [ "$verdict" = Spam ]; then
             mv "$path" "$maildir/.Junk/$sub/"

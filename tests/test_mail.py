@@ -392,7 +392,8 @@ def test_predict_jobs_parse_mail_in_the_workers_as_one_process_does(spamassassin
     Every answer, and every line of the read report, each replaced, malformed or garbled
     message named in order (-v), is as one process gives: for a folder of message files,
     a maildir, an mbox, an mbox garbled in UTF-16, an mbox on stdin, and message files read
-    as plain text around an mbox, which comes in blocks of their own."""
+    as plain text around an mbox, which comes in blocks of their own. The same holds for
+    nbtext filter, which now takes --jobs for its batch form."""
     box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
     wide = box.read_bytes().decode("latin-1").encode("utf-16")
     half = len(wide) // 2 & ~1  # a character's start: half a surrogate pair there is no UTF-16
@@ -406,6 +407,12 @@ def test_predict_jobs_parse_mail_in_the_workers_as_one_process_does(spamassassin
                         input=box.read_bytes() if name == "stdin" else None) for jobs in ("1", "2"))
         assert (two.stdout, two.stderr) == (one.stdout, one.stderr), name
         assert two.stdout.count("\n") == {"folder": 3000, "maildir": 150, "mixed": 300}.get(name, 150), name
+        if name in ("folder", "maildir", "mbox", "garbled"):  # nbtext filter's batch form, new --jobs and all
+            one, two = (run(["filter", mail_filter, source[0], "-v", "--jobs", jobs]) for jobs in ("1", "2"))
+            assert (two.stdout, two.stderr) == (one.stdout, one.stderr), name
+            verdicts = Counter(line.split("\t")[1] for line in two.stdout.splitlines())
+            assert sum(verdicts.values()) == (3000 if name == "folder" else 150)
+            assert verdicts.most_common(1)[0][0] == ("Ham" if name in ("folder", "maildir") else "Spam"), name
     folder = run(["predict", mail_filter, spamassassin, "--input-format", "email", "--jobs", "2"]).stderr
     assert folder == ("read 3,000 documents\n50 decoded with replacement (bytes not valid in the charsets their "
                       "messages declare)\n28 messages with malformed MIME (read as well as they could be)\n"

@@ -59,6 +59,20 @@ def filter_model(mail_root):
     return model
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_filters_closed_pipe_ends_quietly(filter_model, mail_root, jobs):
+    """`nbtext filter MODEL FOLDER | head -1` said "Error: [Errno 32] Broken pipe" and exited
+    3, an error to fix, where predict stops quietly with SIGPIPE's status, as bogofilter is
+    ended by SIGPIPE. Now filter does too, with the new --jobs as without."""
+    _, held = mail_root
+    folder = held["ham"][0].parent
+    done = subprocess.run(f"{sys.executable} -m nbtext filter {filter_model} {folder} --jobs {jobs} | head -1;"
+                          " exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
+                          text=True, timeout=120)
+    assert done.stderr == "" and done.returncode == 141
+    assert done.stdout.startswith(f"{folder}/") and done.stdout.count("\n") == 1
+
+
 def test_a_filter_takes_the_filter_defaults_unless_told_otherwise(filter_model, mail_root, tmp_path):
     """Mail with a spam class trains with the transforms measured best for filtering; options
     the user typed win over them."""
@@ -641,13 +655,17 @@ def test_learning_through_a_link_keeps_it_and_locks_its_file(filter_model, mail_
 # --- the examples ----------------------------------------------------------------------------
 
 
-def test_nightly_maildir_job_files_spam_into_junk(filter_model, mail_root, tmp_path):
+@pytest.mark.parametrize("jobs", [None, "2"])
+def test_nightly_maildir_job_files_spam_into_junk(filter_model, mail_root, tmp_path, jobs):
     _, held = mail_root
     maildir = mailbox.Maildir(tmp_path / "Maildir")
     spam, ham = held["spam"][50:55], held["ham"][50:55]
     for path in spam + ham:
         maildir.add(mailbox.MaildirMessage(path.read_bytes()))
     env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("NBTEXT_JOBS", None)
+    if jobs is not None:
+        env["NBTEXT_JOBS"] = jobs
     subprocess.run(["sh", str(REPO / "examples" / "nightly-maildir.sh"), str(filter_model), str(tmp_path / "Maildir")],
                    check=True, env=env, capture_output=True)
     junk = mailbox.Maildir(tmp_path / "Maildir" / ".Junk")
