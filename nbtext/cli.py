@@ -1036,9 +1036,11 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
             hint = ("reading one message from the terminal; Ctrl-D ends" if input_format == "email"  # as filter
                     else "reading documents from the terminal, one a line; Ctrl-D ends")
             click.echo(hint, err=True)
-        # With workers, they parse the mail too: parsing is most of the work of reading it.
+        # With workers, they parse the mail too: parsing is most of the work of reading it. Only
+        # where every document is mail, so that what they saw merges into the report in order.
+        unparsed = jobs > 1 and input_format in MAIL_FORMATS and columns is None
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
-                                  headers=model.analyzer.headers, columns=columns, unparsed_mail=jobs > 1)
+                                  headers=model.analyzer.headers, columns=columns, unparsed_mail=unparsed)
         format_batch = functools.partial(_format_batch, k=k, proba=proba, fmt=fmt)
         if jobs > 1:
             from .parallel import map_in_processes
@@ -1307,7 +1309,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
     if passthrough:
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers,
-                              unparsed_mail=jobs > 1)
+                              unparsed_mail=jobs > 1 and trained_format in MAIL_FORMATS)
     if jobs > 1:
         from .parallel import map_in_processes
 

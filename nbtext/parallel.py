@@ -21,7 +21,7 @@ from typing import Any
 from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import NbtextError
-from .readers import Document, FileBatch, MailBatch, ReadReport
+from .readers import Document, FileBatch, ReadReport
 from .training import count_batches, labelled, read_ahead
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
@@ -31,7 +31,7 @@ QUEUED_PER_WORKER = 2
 POLL_SECONDS = 1.0
 
 
-def count_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch], analyzer: Analyzer, *, tf: str,
+def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: Analyzer, *, tf: str,
                        doc_norm: str | None, jobs: int, report: ReadReport | None = None,
                        start_after: int = 0) -> FrozenCounts:
     """The counts of ``batches`` of labelled documents, counted by this process and ``jobs`` - 1
@@ -51,7 +51,7 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch]
         seen = 0
         task: tuple[int, Any]
         for number, batch in enumerate(batches):
-            if isinstance(batch, (FileBatch, MailBatch)):
+            if isinstance(batch, FileBatch):
                 task, size = (number, batch), batch.size
             else:
                 texts, labels = labelled(batch, None)
@@ -238,7 +238,7 @@ def _read_tasks(tasks: Iterable[tuple[int, Any]], reports: list[tuple[int, ReadR
     """The (texts, labels) of numbered batches, reading a FileBatch's files; its report goes to
     ``reports`` with its number."""
     for number, batch in tasks:
-        if isinstance(batch, (FileBatch, MailBatch)):
+        if isinstance(batch, FileBatch):
             reports.append((number, ReadReport()))
             batch = labelled(batch, reports[-1][1])
         yield batch

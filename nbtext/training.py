@@ -16,7 +16,7 @@ from .cores import available_cores, run_ahead
 from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
-from .readers import Document, FileBatch, MailBatch, ReadReport, Reading
+from .readers import Document, FileBatch, ReadReport, Reading
 from .readers.report import labels_of, plural
 from .vectorizing import Vectorizer
 
@@ -38,7 +38,7 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
     ``jobs`` > 1 starts that many - 1 worker processes after the first batch, which count
     beside this one; ``None`` means one per core, started once more than
     PROCESSES_AFTER_BYTES have come. When ``documents`` is a corpus's Reading, the workers read
-    the folders' files themselves, and parse the messages of mbox files and maildirs.
+    the folders' files themselves.
     """
     if jobs == 1 or (jobs is None and available_cores() == 1):
         return count_batches(read_ahead(labelled(batch, None) for batch in _chunks(documents)), analyzer, tf=tf,
@@ -58,11 +58,11 @@ def _chunks(documents: Iterable[Document]) -> Iterator[list[Document]]:
     return iter(lambda: list(itertools.islice(stream, BATCH_SIZE)), [])
 
 
-def labelled(batch: list[Document] | FileBatch | MailBatch, report: ReadReport | None) -> _Batch:
-    """The (texts, labels) of a batch, reading a FileBatch's files or parsing a MailBatch's
-    messages into ``report``; a DataError for a document without a label."""
-    if isinstance(batch, (FileBatch, MailBatch)):
-        assert report is not None, "a batch not read yet is read into a report"
+def labelled(batch: list[Document] | FileBatch, report: ReadReport | None) -> _Batch:
+    """The (texts, labels) of a batch, reading a FileBatch's files into ``report``; a DataError
+    for a document without a label."""
+    if isinstance(batch, FileBatch):
+        assert report is not None, "a FileBatch is read into a report"
         batch = list(batch.read(report))
     labels = labels_of(batch)
     return [doc.text for doc in batch], labels

@@ -392,21 +392,28 @@ def test_predict_jobs_parse_mail_in_the_workers_as_one_process_does(spamassassin
     Every answer, and every line of the read report, each replaced, malformed or garbled
     message named in order (-v), is as one process gives: for a folder of message files,
     a maildir, an mbox, an mbox garbled in UTF-16, an mbox on stdin, and message files read
-    as plain text around an mbox, which comes in blocks of their own. The same holds for
-    nbtext filter, which now takes --jobs for its batch form."""
+    as plain text around an mbox (where the mail is parsed here, in input order with the
+    plain files). The same holds for nbtext filter, which now takes --jobs for its batch form."""
     box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
     wide = box.read_bytes().decode("latin-1").encode("utf-16")
     half = len(wide) // 2 & ~1  # a character's start: half a surrogate pair there is no UTF-16
     garbled = tmp_path / "garbled.mbox"
     garbled.write_bytes(wide[:half] + "\udc00".encode("utf-16-le", "surrogatepass") + wide[half:])
     ham = sorted((mail_layouts / "folder" / "ham").iterdir())
+    before, after = tmp_path / "before.txt", tmp_path / "after.txt"  # plain files with bytes not valid UTF-8
+    before.write_bytes("Fenêtre cassée\n".encode("latin-1"))
+    after.write_bytes("Crème brûlée\n".encode("latin-1"))
     sources = {"folder": [spamassassin, "--input-format", "email"], "maildir": [mail_layouts / "maildir" / "ham"],
-               "mbox": [box], "garbled": [garbled], "stdin": [], "mixed": ["--input-format", "folder", *ham, box]}
+               "mbox": [box], "garbled": [garbled], "stdin": [],
+               "mixed": ["--input-format", "folder", *ham, before, garbled, after]}
     for name, source in sources.items():
         one, two = (run(["predict", mail_filter, *source, "-v", "--proba", "--jobs", jobs],
                         input=box.read_bytes() if name == "stdin" else None) for jobs in ("1", "2"))
         assert (two.stdout, two.stderr) == (one.stdout, one.stderr), name
-        assert two.stdout.count("\n") == {"folder": 3000, "maildir": 150, "mixed": 300}.get(name, 150), name
+        assert two.stdout.count("\n") == {"folder": 3000, "maildir": 150, "mixed": 302}.get(name, 150), name
+        if name == "mixed":  # the replaced named in input order, the plain files' and the mail's
+            assert re.search(rf"\n  {re.escape(str(before))}\n  {re.escape(str(garbled))}:\d+\n  "
+                             rf"{re.escape(str(after))}\n", two.stderr), two.stderr
         if name in ("folder", "maildir", "mbox", "garbled"):  # nbtext filter's batch form, new --jobs and all
             one, two = (run(["filter", mail_filter, source[0], "-v", "--jobs", jobs]) for jobs in ("1", "2"))
             assert (two.stdout, two.stderr) == (one.stdout, one.stderr), name

@@ -72,17 +72,12 @@ class FileBatch:
 
 @dataclass(frozen=True)
 class MailBatch:
-    """Messages read in order (an mbox split, a maildir's or folder's files read) but not parsed
-    yet. Parsing is most of the cost of reading mail, so whoever scores a batch parses it, and
-    worker processes share that work too."""
+    """Messages to classify, read in order (an mbox split, a maildir's or folder's files read)
+    but not parsed yet. Parsing is most of the cost of reading mail, so whoever scores a batch
+    parses it, and predict's and filter's worker processes share that work too."""
 
     messages: list[RawMessage]
     headers: tuple[str, ...]
-
-    @property
-    def size(self) -> int:
-        """The messages' bytes."""
-        return sum(len(raw) for raw, _, _, _ in self.messages)
 
     def read(self, report: ReadReport) -> list[Document]:
         """The messages' documents in order, with what happened counted in ``report``."""
@@ -93,8 +88,7 @@ class Reading(Iterator[Document]):
     """The documents of a LabelledCorpus as they are read (``LabelledCorpus.read``).
 
     Iterate it for Documents; or, before that, take ``batches``: lists of Documents, except
-    that the files of folders come unread, as FileBatch, and the messages of mbox files and
-    maildirs unparsed, as MailBatch, for worker processes to read.
+    that the files of folders come unread, as FileBatch, for worker processes to read.
     """
 
     def __init__(self, corpus: LabelledCorpus, progress: Callable[[int], None] | None) -> None:
@@ -109,9 +103,9 @@ class Reading(Iterator[Document]):
             self._documents = self._corpus._documents(self._progress)
         return next(self._documents)
 
-    def batches(self, size: int) -> Iterator[list[Document] | FileBatch | MailBatch]:
+    def batches(self, size: int) -> Iterator[list[Document] | FileBatch]:
         """Every document, in order, ``size`` at a time; ``progress`` counts a FileBatch's bytes
-        once it is handed out, a MailBatch's as its messages are split off."""
+        once it is handed out."""
         self._take("batches")
         return self._corpus._batches(size, self._progress)
 
@@ -220,8 +214,7 @@ class LabelledCorpus:
         for path, fmt, entries in self._plan:
             yield from self._read_one(path, fmt, entries, progress)
 
-    def _batches(self, size: int,
-                 progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch | MailBatch]:
+    def _batches(self, size: int, progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch]:
         for path, fmt, entries in self._plan:
             if fmt in ("folder", "email"):
                 for start in range(0, len(entries), size):
@@ -229,10 +222,6 @@ class LabelledCorpus:
                     yield files
                     if progress is not None:
                         progress(files.size)
-            elif fmt in ("mbox", "maildir"):  # split here, in order; parsed by whoever counts them
-                messages = self._messages(fmt, entries, progress)
-                while split := list(itertools.islice(messages, size)):
-                    yield MailBatch(split, self.headers)
             else:
                 documents = self._read_one(path, fmt, entries, progress)
                 while batch := list(itertools.islice(documents, size)):
