@@ -370,7 +370,24 @@ def _read_all(corpus, verbose: bool) -> list:
     from . import render
 
     with _read_report_before_errors(corpus, verbose), render.progress(corpus.total_bytes, "reading") as advance:
-        return list(corpus.read(progress=advance))
+        return _held(corpus.read(progress=advance), corpus, None)
+
+
+def _held(reading, corpus, jobs: int | None) -> list:
+    """Every document of a corpus being read, held in memory (for cross-validation). Where
+    every DATA is a folder of files, whose readers account for all they read, the files are
+    read, and their mail parsed (the most of the work), by ``jobs`` processes, by default
+    every core once the corpus is PROCESSES_AFTER_BYTES or more; else here."""
+    from .cores import available_cores
+    from .training import BATCH_SIZE, PROCESSES_AFTER_BYTES
+
+    if jobs is None:
+        jobs = available_cores() if (corpus.total_bytes or 0) > PROCESSES_AFTER_BYTES else 1
+    if jobs == 1 or not corpus.is_files:
+        return list(reading)
+    from .parallel import read_in_processes
+
+    return read_in_processes(reading.batches(BATCH_SIZE), jobs, corpus.report)
 
 
 # --- commands ------------------------------------------------------------------------------
@@ -621,7 +638,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
          render.progress(corpus.total_bytes, "reading") as advance:
         documents = corpus.read(progress=advance)
         if as_filter:
-            documents = list(documents)
+            documents = _held(documents, corpus, jobs)
             as_filter = "spam_label" in given or _makes_a_filter(corpus, (doc.label for doc in documents), spam_label)
         if dask_address is not None:
             model = _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, advance)

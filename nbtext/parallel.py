@@ -82,6 +82,26 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
     return merged
 
 
+def read_in_processes(batches: Iterable[list[Document] | FileBatch], jobs: int, report: ReadReport) -> list[Document]:
+    """Every document of ``batches`` in order, each FileBatch's files read (and their mail
+    parsed) by one of ``jobs`` worker processes; what each reader saw is added to ``report``
+    in the order of the batches, as if this process had read them all."""
+    documents: list[Document] = []
+    for read, seen in map_in_processes(_read_batch, _nothing, ((batch,) for batch in batches), jobs):
+        documents += read
+        report.update(seen)
+    return documents
+
+
+def _read_batch(_state: None, batch: list[Document] | FileBatch) -> tuple[list[Document], ReadReport]:
+    seen = ReadReport()
+    return (list(batch.read(seen)) if isinstance(batch, FileBatch) else batch), seen
+
+
+def _nothing() -> None:
+    """The state of a worker that needs none."""
+
+
 def map_in_processes(function: Callable[..., Any], setup: Callable[[], Any], items: Iterable[tuple],
                      jobs: int) -> Generator[Any, None, None]:
     """``function(state, *item)`` for every item, in item order, by ``jobs`` worker processes

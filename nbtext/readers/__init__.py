@@ -202,6 +202,12 @@ class LabelledCorpus:
         """Whether every DATA argument is read as mail (email, mbox or maildir)."""
         return bool(self._plan) and all(fmt in MAIL_FORMATS for _, fmt, _ in self._plan)
 
+    @property
+    def is_files(self) -> bool:
+        """Whether every DATA argument is a folder of files (plain or mail), which ``batches``
+        hands out unread, so that whoever reads a batch accounts for all of it."""
+        return bool(self._plan) and all(fmt in ("folder", "email") for _, fmt, _ in self._plan)
+
     def __iter__(self) -> Iterator[Document]:
         return self.read()
 
