@@ -204,7 +204,7 @@ class Model:
         if self.settings["spam"]:
             from .spam import SpamFilter
 
-            log_proba = SpamFilter(**self.settings["spam"]).calibrated(log_proba, self.classes)
+            log_proba = SpamFilter.of(self).calibrated(log_proba, self.classes)
         return log_proba
 
     def predict_proba(self, texts: Iterable[str]) -> np.ndarray:
@@ -227,7 +227,7 @@ class Model:
             return self.core.empty_answer
         from .spam import SpamFilter
 
-        return SpamFilter(**self.settings["spam"]).empty_answer(self, verdict=False)
+        return SpamFilter.of(self).empty_answer(self, verdict=False)
 
     @functools.cached_property
     def empty_log_proba(self) -> np.ndarray:
