@@ -588,6 +588,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
       nbtext train news/ -o news.joblib --calibrate      # probabilities to threshold
       nbtext train crawl/ -o crawl.joblib --jobs 8 --hash-features '2**22'
       nbtext train --input-format email mail/ -o filter.joblib   # mail/spam/*, mail/ham/*
+      nbtext train boxes/ -o filter.joblib   # boxes/spam/spam.mbox, boxes/ham/inbox.mbox
       nbtext train /shared/news/ -o news.joblib --dask tcp://scheduler:8786
     """
     from . import render, training

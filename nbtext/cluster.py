@@ -114,8 +114,9 @@ def plan_training(corpus: LabelledCorpus) -> tuple[list[Entry], bool]:
     kinds = set()
     for path, fmt, listed in corpus._plan:
         if fmt not in ("folder", "email"):
+            email = "; --input-format email reads each message of its mbox files" if fmt == "mbox" else ""
             raise DataError(f"{path}: --dask reads folder-per-class data (DIR/LABEL/FILE, plain or mail); "
-                            f"this is {fmt or 'a line file'}")
+                            f"this is {fmt or 'a line file'}{email}")
         kinds.add(fmt)
         entries += listed
     if len(kinds) > 1:

@@ -3,6 +3,7 @@ started with the `dask` command, as a user would start them on their machines.""
 
 from __future__ import annotations
 
+import mailbox
 import os
 import signal
 import socket
@@ -136,6 +137,26 @@ def test_line_files_are_refused_with_a_reason(cluster, tmp_path):
     data.write_text("a\tone\nb\ttwo\n")
     result = run(["train", data, "-o", tmp_path / "m", "--dask", cluster.address], expect=1)
     assert "--dask reads folder-per-class data" in result.stderr
+
+
+def test_mbox_files_are_read_message_by_message_as_mail(cluster, tmp_path):
+    """Mailboxes exported one per class are mail read message by message; --dask reads them
+    so with --input-format email, each worker splitting the files it reads, and names that
+    option where they were recognised as mbox files (not one document a mailbox, as before)."""
+    spamassassin = corpus_path("spamassassin-2003")
+    for label, folder in (("ham", "ham"), ("junk", "spam")):  # no class named spam: a plain model, as --dask makes
+        (tmp_path / "boxes" / label).mkdir(parents=True)
+        box = mailbox.mbox(tmp_path / "boxes" / label / "inbox.mbox")
+        for path in sorted((spamassassin / folder).iterdir())[:100]:
+            box.add(path.read_bytes())
+        box.close()
+    local = run(["train", tmp_path / "boxes", "-o", tmp_path / "local"]).stderr
+    result = run(["train", tmp_path / "boxes", "-o", tmp_path / "m", "--dask", cluster.address], expect=1)
+    assert result.stderr.endswith("this is mbox; --input-format email reads each message of its mbox files\n")
+    on_cluster = run(["train", tmp_path / "boxes", "--input-format", "email", "-o", tmp_path / "m",
+                      "--dask", cluster.address]).stderr
+    assert on_cluster.startswith("read 200 documents\n") and local.startswith("read 200 documents\n")
+    assert_same_counts(joblib.load(tmp_path / "m")["counts"], joblib.load(tmp_path / "local")["counts"])
 
 
 def test_the_workers_report_the_messages_with_no_word_the_model_knows(cluster, sms, tmp_path):

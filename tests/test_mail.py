@@ -288,19 +288,48 @@ def test_message_files_read_as_mbox_are_skipped_whole_and_counted(mail_layouts, 
     assert error.endswith(f"Error: {enron1 / 'ham'}: not a maildir (it has no cur/, new/ and tmp/)\n")
 
 
-@pytest.mark.parametrize("input_format", [None, "email"])
-def test_mbox_files_read_whole_are_said_to_hold_several_messages(mail_layouts, input_format):
-    """A folder of mbox files read as plain files, or as one message each (`--input-format
-    email`), made each mbox of 150 messages one document, without a word. It still does, as
-    asked, but the report says so and names the option that reads each message."""
-    corpus = LabelledCorpus([str(mail_layouts / "mbox")], input_format=input_format)
+def test_mbox_files_read_whole_are_said_to_hold_several_messages(mail_layouts):
+    """A folder of mbox files read as plain files (`--input-format folder`) makes each mbox of
+    150 messages one document, as asked, and the report says so and names the option that
+    reads each message."""
+    corpus = LabelledCorpus([str(mail_layouts / "mbox")], input_format="folder")
     assert len(list(corpus)) == 2
     boxes = [str(mail_layouts / "mbox" / label / "inbox.mbox") for label in ("ham", "spam")]
     assert corpus.report.mboxes_read_whole == boxes
     assert ("2 read whole, each one document, though they hold several mbox messages (--input-format mbox reads "
             "each message)") in corpus.report.lines()
-    single = LabelledCorpus([str(mail_layouts / "folder")], input_format=input_format)  # a From line each
+    single = LabelledCorpus([str(mail_layouts / "folder")], input_format="folder")  # a From line each
     assert len(list(single)) == 300 and single.report.mboxes_read_whole == []
+
+
+@pytest.mark.parametrize("input_format", [None, "email"])
+def test_mbox_files_in_class_folders_are_read_message_by_message(mail_layouts, input_format, tmp_path):
+    """Mailboxes exported one per class (ham/inbox.mbox, spam/inbox.mbox) trained a model of
+    two documents: with no option, each mbox was read as one plain document, and with
+    `--input-format email` as one message whose body held the other 149. A folder whose files
+    are all mboxes is now read as mail, message by message, and so is an mbox among message
+    files read as mail."""
+    by_box = LabelledCorpus([str(mail_layouts / "mbox")], input_format=input_format)
+    by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in by_box) == sorted((d.label, d.text) for d in by_file)
+    assert by_box.is_mail and by_box.report.documents == 300 and by_box.report.mboxes_read_whole == []
+    box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
+    assert [d.source for d in by_box][150:152] == [f"{box}:1", f"{box}:2"]
+    # train makes the spam filter it makes of the message files; predict reads a folder the same way
+    summary = run(["train", mail_layouts / "mbox", "-o", tmp_path / "m"]).stderr
+    assert summary.startswith("read 300 documents\n") and "spam filter ('spam' is spam)" in summary
+    answers = run(["predict", tmp_path / "m", mail_layouts / "mbox" / "spam"]).stdout.splitlines()
+    assert len(answers) == 150 and answers[0].startswith(f"{box}:1 <")  # and its Message-ID
+
+
+def test_an_mbox_among_plain_files_is_not_taken_for_mail(mail_layouts, tmp_path):
+    """The folder is mail only where every file is an mbox: beside a plain file, the mbox is
+    one document, and noted."""
+    shutil.copytree(mail_layouts / "mbox", tmp_path / "data")
+    (tmp_path / "data" / "ham" / "note.txt").write_text("lunch at noon\n")
+    corpus = LabelledCorpus([str(tmp_path / "data")])
+    assert len(list(corpus)) == 3 and not corpus.is_mail
+    assert corpus.report.mboxes_read_whole == [str(tmp_path / "data" / label / "inbox.mbox") for label in ("ham", "spam")]
 
 
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])

@@ -187,6 +187,8 @@ class LabelledCorpus:
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
             entries = list_folder(path, self.report, labelled=True)
+            if input_format is None and entries and all(is_mbox(file) for file, _, _ in entries):
+                fmt = "mbox"  # mailboxes exported per class (spam/spam.mbox): one message a document
             return fmt, entries, sum(size for _, _, size in entries)
         if fmt == "maildir":
             boxes = _labelled_maildirs(path)

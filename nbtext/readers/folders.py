@@ -141,10 +141,13 @@ def read_files(
     encoding: str,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[Document]:
-    """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted)."""
+    """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted).
+    A file that is an mbox of several messages is one document too, as asked, noted in ``report``."""
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
+            if holds_mbox_messages(raw):
+                report.mboxes_read_whole.append(path)
             text, replaced, marked = decode_file(raw, encoding)
             yield report.add(Document(text, label, path), replaced=replaced, marked=marked)
         if progress is not None:
@@ -186,8 +189,7 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     """The bytes of a file that a listing found, or None where it has gone since or cannot be
     read, skipped and counted: a live mail folder changes under a nightly job, and one message
     lost to a rename must not stop the answers for all the others. So is a file that starts
-    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be noise. A
-    listed file is one document: one that is an mbox of several messages is noted in ``report``."""
+    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be noise."""
     try:
         raw = read_bytes(path, size)
     except FileNotFoundError:
@@ -200,8 +202,6 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     if kind is not None:
         report.skip(f"not text ({kind})", path)
         return None
-    if holds_mbox_messages(raw):
-        report.mboxes_read_whole.append(path)
     return raw
 
 

@@ -375,10 +375,14 @@ def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: R
 def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport,
                   progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
     """The message files of ``entries`` (path, label, size) read, in order; those that cannot
-    be, or are no text, are skipped and counted in ``report``."""
+    be, or are no text, are skipped and counted in ``report``. A file that is an mbox of several
+    messages (an inbox exported beside message files) gives each message, ``PATH:INDEX``: read
+    as one message, the rest would be the first one's body."""
     for path, label, size in entries:
         raw = read_listed(path, size, report)
-        if raw is not None:
+        if raw is not None and holds_mbox_messages(raw):
+            yield from mbox_bytes_messages(raw, label, report, path)  # split as read: the file may go
+        elif raw is not None:
             yield raw, path, label, None
         if progress is not None:
             progress(size)
@@ -417,8 +421,8 @@ def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Ca
 
 def mbox_bytes_messages(raw: bytes, label: str | None, report: ReadReport, name: str,
                         progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
-    """The messages of an mbox held in memory (stdin, or a file an editor saved with a byte
-    order mark), ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
+    """The messages of an mbox held in memory (stdin, a file an editor saved with a byte order
+    mark, or a file listed as a message), ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
@@ -451,6 +455,8 @@ def maildir_messages(path: str, label: str | None, report: ReadReport,
     for index, file in enumerate(files, 1):
         raw = read_listed(file, None, report)
         if raw is not None:
+            if holds_mbox_messages(raw):  # a maildir holds a message a file: read as asked, and noted
+                report.mboxes_read_whole.append(file)
             yield raw, f"{path}:{index}", label, None
             if progress is not None:
                 progress(len(raw))
