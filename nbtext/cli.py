@@ -375,15 +375,16 @@ def _read_all(corpus, verbose: bool) -> list:
 
 def _held(reading, corpus, jobs: int | None) -> list:
     """Every document of a corpus being read, held in memory (for cross-validation). Where
-    every DATA is a folder of files, whose readers account for all they read, the files are
-    read, and their mail parsed (the most of the work), by ``jobs`` processes, by default
-    every core once the corpus is PROCESSES_AFTER_BYTES or more; else here."""
+    every DATA is a folder of files, the files are read, and their mail parsed (the most of
+    the work), by ``jobs`` processes; where every DATA is mbox files or maildirs, the messages
+    are read here and parsed there. By default that is every core once the corpus is
+    PROCESSES_AFTER_BYTES or more; else, and for other data, all is done here."""
     from .cores import available_cores
     from .training import BATCH_SIZE, PROCESSES_AFTER_BYTES
 
     if jobs is None:
         jobs = available_cores() if (corpus.total_bytes or 0) > PROCESSES_AFTER_BYTES else 1
-    if jobs == 1 or not corpus.is_files:
+    if jobs == 1 or not corpus.read_apart:
         return list(reading)
     from .parallel import read_in_processes
 

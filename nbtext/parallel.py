@@ -21,7 +21,7 @@ from typing import Any
 from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import NbtextError
-from .readers import Document, FileBatch, ReadReport
+from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport
 from .training import count_batches, labelled, read_ahead
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
@@ -31,8 +31,8 @@ QUEUED_PER_WORKER = 2
 POLL_SECONDS = 1.0
 
 
-def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: Analyzer, *, tf: str,
-                       doc_norm: str | None, jobs: int, report: ReadReport | None = None,
+def count_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch], analyzer: Analyzer, *,
+                       tf: str, doc_norm: str | None, jobs: int, report: ReadReport | None = None,
                        start_after: int = 0) -> FrozenCounts:
     """The counts of ``batches`` of labelled documents, counted by this process and ``jobs`` - 1
     worker processes, which start once more than ``start_after`` bytes of documents have come
@@ -40,8 +40,8 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
 
     A batch goes to the workers while their queue has room and is counted here otherwise, so
     this process counts while they start and whenever they are busy. A FileBatch's files are
-    read by whoever counts it; what was seen is added to ``report`` in the order of the
-    batches, as if this process had read them all.
+    read, and a MailBatch's messages parsed, by whoever counts it; what was seen is added to
+    ``report`` in the order of the batches, as if this process had read them all.
     """
     pool: _Pool | None = None
     work = functools.partial(_count_batches, analyzer=analyzer.to_dict(), tf=tf, doc_norm=doc_norm)
@@ -51,7 +51,7 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
         seen = 0
         task: tuple[int, Any]
         for number, batch in enumerate(batches):
-            if isinstance(batch, FileBatch):
+            if isinstance(batch, UNREAD):
                 task, size = (number, batch), batch.size
             else:
                 texts, labels = labelled(batch, None)
@@ -82,10 +82,12 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch], analyzer: 
     return merged
 
 
-def read_in_processes(batches: Iterable[list[Document] | FileBatch], jobs: int, report: ReadReport) -> list[Document]:
+def read_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch], jobs: int,
+                      report: ReadReport) -> list[Document]:
     """Every document of ``batches`` in order, each FileBatch's files read (and their mail
-    parsed) by one of ``jobs`` worker processes; what each reader saw is added to ``report``
-    in the order of the batches, as if this process had read them all."""
+    parsed), or each MailBatch's messages parsed, by one of ``jobs`` worker processes; what
+    each reader saw is added to ``report`` in the order of the batches, as if this process had
+    read them all."""
     documents: list[Document] = []
     for read, seen in map_in_processes(_read_batch, _nothing, ((batch,) for batch in batches), jobs):
         documents += read
@@ -93,9 +95,10 @@ def read_in_processes(batches: Iterable[list[Document] | FileBatch], jobs: int, 
     return documents
 
 
-def _read_batch(_state: None, batch: list[Document] | FileBatch) -> tuple[list[Document], ReadReport]:
+def _read_batch(_state: None,
+                batch: list[Document] | FileBatch | MailBatch) -> tuple[list[Document], ReadReport]:
     seen = ReadReport()
-    return (list(batch.read(seen)) if isinstance(batch, FileBatch) else batch), seen
+    return (list(batch.read(seen)) if isinstance(batch, UNREAD) else batch), seen
 
 
 def _nothing() -> None:
@@ -246,7 +249,7 @@ def _serve(tasks, results, work: Callable[[Iterator[Any]], Iterable[Any]]) -> No
 
 def _count_batches(tasks: Iterator[Any], analyzer: dict[str, Any], tf: str, doc_norm: str | None) -> list:
     """Counting work: the counts of every batch taken, sent once at the end, sorted, so that
-    merging them is linear, with a report of each FileBatch read. Each process has its core:
+    merging them is linear, with a report of each unread batch read. Each process has its core:
     no second thread finds tokens ahead."""
     reports: list[tuple[int, ReadReport]] = []
     counts = count_batches(_read_tasks(tasks, reports), Analyzer.from_dict(analyzer), tf=tf, doc_norm=doc_norm,
@@ -255,10 +258,10 @@ def _count_batches(tasks: Iterator[Any], analyzer: dict[str, Any], tf: str, doc_
 
 
 def _read_tasks(tasks: Iterable[tuple[int, Any]], reports: list[tuple[int, ReadReport]]) -> Iterator[Any]:
-    """The (texts, labels) of numbered batches, reading a FileBatch's files; its report goes to
-    ``reports`` with its number."""
+    """The (texts, labels) of numbered batches, reading a FileBatch's files or parsing a
+    MailBatch's messages; its report goes to ``reports`` with its number."""
     for number, batch in tasks:
-        if isinstance(batch, FileBatch):
+        if isinstance(batch, UNREAD):
             reports.append((number, ReadReport()))
             batch = labelled(batch, reports[-1][1])
         yield batch

@@ -16,7 +16,7 @@ from .cores import available_cores, run_ahead
 from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .model import Model
-from .readers import Document, FileBatch, ReadReport, Reading
+from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, Reading
 from .readers.report import labels_of, plural
 from .vectorizing import Vectorizer
 
@@ -58,11 +58,11 @@ def _chunks(documents: Iterable[Document]) -> Iterator[list[Document]]:
     return iter(lambda: list(itertools.islice(stream, BATCH_SIZE)), [])
 
 
-def labelled(batch: list[Document] | FileBatch, report: ReadReport | None) -> _Batch:
-    """The (texts, labels) of a batch, reading a FileBatch's files into ``report``; a DataError
-    for a document without a label."""
-    if isinstance(batch, FileBatch):
-        assert report is not None, "a FileBatch is read into a report"
+def labelled(batch: list[Document] | FileBatch | MailBatch, report: ReadReport | None) -> _Batch:
+    """The (texts, labels) of a batch, reading a FileBatch's files or parsing a MailBatch's
+    messages into ``report``; a DataError for a document without a label."""
+    if isinstance(batch, UNREAD):
+        assert report is not None, "an unread batch is read into a report"
         batch = list(batch.read(report))
     labels = labels_of(batch)
     return [doc.text for doc in batch], labels

@@ -59,23 +59,51 @@ def filter_model(mail_root):
     return model
 
 
-def test_a_filter_reads_its_mail_in_processes_as_one_process_does(tmp_path):
+@pytest.fixture(scope="module")
+def spamassassin_boxes(tmp_path_factory):
+    """All of SpamAssassin as an mbox a class, beside a file that is no mbox (skipped), and as
+    a maildir a class."""
+    source, root = corpus_path("spamassassin-2003"), tmp_path_factory.mktemp("boxes")
+    for label in ("ham", "spam"):
+        (root / "mbox" / label).mkdir(parents=True)
+        (root / "maildir").mkdir(exist_ok=True)
+        box, maildir = mailbox.mbox(root / "mbox" / label / "inbox.mbox"), mailbox.Maildir(root / "maildir" / label)
+        for path in sorted((source / label).iterdir()):
+            box.add(path.read_bytes())
+            maildir.add(path.read_bytes())
+        box.close()
+    (root / "mbox" / "ham" / "notes.txt").write_text("not mail\n")
+    return root
+
+
+@pytest.mark.parametrize("layout", ["email", "mbox", "maildir"])
+def test_a_filter_reads_its_mail_in_processes_as_one_process_does(tmp_path, spamassassin_boxes, layout):
     """A filter's training holds every message for its cross-validation, and it read and
     parsed them all in one process, --jobs or not: 10.7 s of 18 s on all of enron-spam. A
-    folder's files are now read and parsed by the workers, and the model, its cut-offs, the
-    recall measured and the account of what was read (-v) are one process's, on all of
-    SpamAssassin."""
+    folder's files are now read and parsed by the workers, an mbox's or maildir's messages
+    parsed there, and the model, its cut-offs, the recall measured and the account of what
+    was read (-v) are one process's, on all of SpamAssassin."""
     from nbtext.model import Model
 
-    data, outputs, models = corpus_path("spamassassin-2003"), {}, {}
+    data = corpus_path("spamassassin-2003") if layout == "email" else spamassassin_boxes / layout
+    outputs, models = {}, {}
     for jobs in ("1", "2"):
         model = tmp_path / f"jobs{jobs}.joblib"
-        stderr = run(["train", data, "--input-format", "email", "-o", model, "--jobs", jobs, "-v"]).stderr
+        stderr = run(["train", data, "--input-format", layout, "-o", model, "--jobs", jobs, "-v"]).stderr
         outputs[jobs] = re.sub(r" in \d+\.\ds -> \S+", "", stderr)
         models[jobs] = Model.load(model)
     assert outputs["2"] == outputs["1"]
     assert outputs["1"].startswith("read 3,000 documents\n50 decoded with replacement")
+    assert ("1 skipped: not an mbox: it does not start with a 'From ' line\n" in outputs["1"]) == (layout == "mbox")
     assert "spam filter ('spam' is spam): spam cut-off" in outputs["1"]
+    assert_same_counts(models["1"].counts.to_dict(), models["2"].counts.to_dict())
+    # --update counts the messages as they come, the workers parsing theirs: the same counts
+    for jobs in ("1", "2"):
+        model = tmp_path / f"update{jobs}.joblib"
+        stderr = run(["train", "--update", tmp_path / "jobs1.joblib", data, "-o", model, "--jobs", jobs, "-v"]).stderr
+        outputs[jobs] = re.sub(r" in \d+\.\ds -> \S+", "", stderr)
+        models[jobs] = Model.load(model)
+    assert outputs["2"] == outputs["1"] and "trained complement Naive Bayes on 6,000 documents" in outputs["1"]
     assert_same_counts(models["1"].counts.to_dict(), models["2"].counts.to_dict())
 
 

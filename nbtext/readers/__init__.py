@@ -24,7 +24,7 @@ from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_
 
 __all__ = [
     "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
-    "MailBatch", "ReadReport", "Reading", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
+    "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
@@ -79,16 +79,26 @@ class MailBatch:
     messages: list[RawMessage]
     headers: tuple[str, ...]
 
+    @property
+    def size(self) -> int:
+        """The messages' bytes."""
+        return sum(len(message[0]) for message in self.messages)
+
     def read(self, report: ReadReport) -> list[Document]:
         """The messages' documents in order, with what happened counted in ``report``."""
         return list(parse_messages(self.messages, report, self.headers))
+
+
+#: Documents handed out before they are read or parsed, for whoever takes them to do it.
+UNREAD = (FileBatch, MailBatch)
 
 
 class Reading(Iterator[Document]):
     """The documents of a LabelledCorpus as they are read (``LabelledCorpus.read``).
 
     Iterate it for Documents; or, before that, take ``batches``: lists of Documents, except
-    that the files of folders come unread, as FileBatch, for worker processes to read.
+    that the files of folders come unread, as FileBatch, and the messages of mbox files and
+    maildirs unparsed, as MailBatch, for worker processes to read or parse.
     """
 
     def __init__(self, corpus: LabelledCorpus, progress: Callable[[int], None] | None) -> None:
@@ -103,9 +113,9 @@ class Reading(Iterator[Document]):
             self._documents = self._corpus._documents(self._progress)
         return next(self._documents)
 
-    def batches(self, size: int) -> Iterator[list[Document] | FileBatch]:
+    def batches(self, size: int) -> Iterator[list[Document] | FileBatch | MailBatch]:
         """Every document, in order, ``size`` at a time; ``progress`` counts a FileBatch's bytes
-        once it is handed out."""
+        once it is handed out, and a MailBatch's as its messages are read."""
         self._take("batches")
         return self._corpus._batches(size, self._progress)
 
@@ -205,10 +215,12 @@ class LabelledCorpus:
         return bool(self._plan) and all(fmt in MAIL_FORMATS for _, fmt, _ in self._plan)
 
     @property
-    def is_files(self) -> bool:
-        """Whether every DATA argument is a folder of files (plain or mail), which ``batches``
-        hands out unread, so that whoever reads a batch accounts for all of it."""
-        return bool(self._plan) and all(fmt in ("folder", "email") for _, fmt, _ in self._plan)
+    def read_apart(self) -> bool:
+        """Whether ``batches`` hands out every document unread (FileBatch), or every one unparsed
+        (MailBatch), so that whoever takes a batch accounts for all its reading, or all its
+        parsing, in the same order as one process would."""
+        formats = {fmt for _, fmt, _ in self._plan}
+        return bool(formats) and (formats <= {"folder", "email"} or formats <= {"mbox", "maildir"})
 
     def __iter__(self) -> Iterator[Document]:
         return self.read()
@@ -222,7 +234,8 @@ class LabelledCorpus:
         for path, fmt, entries in self._plan:
             yield from self._read_one(path, fmt, entries, progress)
 
-    def _batches(self, size: int, progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch]:
+    def _batches(self, size: int,
+                 progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch | MailBatch]:
         for path, fmt, entries in self._plan:
             if fmt in ("folder", "email"):
                 for start in range(0, len(entries), size):
@@ -230,6 +243,10 @@ class LabelledCorpus:
                     yield files
                     if progress is not None:
                         progress(files.size)
+            elif fmt in ("mbox", "maildir"):
+                messages = self._messages(fmt, entries, progress)
+                while unparsed := list(itertools.islice(messages, size)):
+                    yield MailBatch(unparsed, self.headers)
             else:
                 documents = self._read_one(path, fmt, entries, progress)
                 while batch := list(itertools.islice(documents, size)):

@@ -422,7 +422,8 @@ def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Ca
 def mbox_bytes_messages(raw: bytes, label: str | None, report: ReadReport, name: str,
                         progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
     """The messages of an mbox held in memory (stdin, a file an editor saved with a byte order
-    mark, or a file listed as a message), ``NAME:INDEX``, split as a file's are: Python's mailbox reads mboxes only by path."""
+    mark, or a file listed as a message), ``NAME:INDEX``, split as a file's are: Python's
+    mailbox reads mboxes only by path."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
