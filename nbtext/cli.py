@@ -1034,6 +1034,8 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
 
     model = Model.load(model_path)
     k = min(top_k, len(model.classes))
+    if k < top_k:  # fewer labels a line than asked for, said once rather than left to puzzle a script
+        click.echo(f"--top-k {top_k}: the model has {k} classes, so each answer gives all {k}", err=True)
     report = ReadReport()
     input_format = input_format or _trained_format(model)
     named = _remembered_columns(model, paths, {"text_column": text_column, "id_column": id_column})

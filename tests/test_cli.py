@@ -95,6 +95,10 @@ def test_predict_jsonl(tickets_model):
     assert empty["line"] == 2  # an empty line is still a document, and still gets its answer
     assert result.stderr == ("read 2 documents\n1 empty (no words to go by: Complement NB gives every class the same "
                              "probability)\n")
+    # more than there are: every class, and stderr says why the lines are short of K
+    result = run(["predict", tickets_model, "--format", "jsonl", "--top-k", "5"], input="app crash\n")
+    assert [t["label"] for t in json.loads(result.stdout)["top"]] == ["technical", "shipping", "billing"]
+    assert result.stderr == "--top-k 5: the model has 3 classes, so each answer gives all 3\n"
 
 
 def test_the_library_gives_the_probabilities_predict_prints(tickets_model):
