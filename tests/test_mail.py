@@ -322,6 +322,25 @@ def test_mbox_files_in_class_folders_are_read_message_by_message(mail_layouts, i
     assert len(answers) == 150 and answers[0].startswith(f"{box}:1 <")  # and its Message-ID
 
 
+def test_a_class_that_is_no_maildir_beside_one_that_is_is_read_as_mail(mail_layouts, tmp_path):
+    """An inbox maildir for ham beside spam exported as spam/spam.mbox: the maildir was found,
+    the spam folder, which holds none, was passed over without a word, and train stopped at
+    "only one class" (with a third class, a model would have been saved without spam). Found
+    by looking, such a class folder is read as mail; asked for maildirs, it is skipped and
+    counted."""
+    shutil.copytree(mail_layouts / "maildir" / "ham", tmp_path / "data" / "ham")
+    shutil.copytree(mail_layouts / "mbox" / "spam", tmp_path / "data" / "spam")
+    mixed = LabelledCorpus([str(tmp_path / "data")])
+    by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in mixed) == sorted((d.label, d.text) for d in by_file)
+    assert mixed.is_mail and mixed.report.documents == 300
+    assert "spam filter ('spam' is spam)" in run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr
+    error = run(["train", tmp_path / "data", "--input-format", "maildir", "-o", tmp_path / "m"], expect=1).stderr
+    assert ("1 skipped: class folder holding no maildir (without --input-format maildir, its files are read as "
+            "mail)\n") in error and error.endswith("Error: only one class ('ham') in the training data; need at "
+                                                   "least two\n")
+
+
 def test_an_mbox_among_plain_files_is_not_taken_for_mail(mail_layouts, tmp_path):
     """The folder is mail only where every file is an mbox: beside a plain file, the mbox is
     one document, and noted."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..errors import DataError
-from .folders import Entry, holds_mbox_messages, list_folder, read_files
+from .folders import NO_DOCUMENTS, Entry, holds_mbox_messages, list_folder, read_files
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
@@ -37,6 +37,7 @@ _COLUMN_SUFFIXES = (*DELIMITERS, ".jsonl", ".ndjson")
 _RECORD_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 _LABELLED_COLUMN_OPTIONS = "--text-column, --label-column, --id-column and --skip-unlabelled"
 _FILES_PER_BATCH = 256
+NO_MAILDIR = "class folder holding no maildir (without --input-format maildir, its files are read as mail)"
 
 
 def _no_table(path: str, options: str, *, formats: str = "", kind: str = "") -> DataError:
@@ -168,12 +169,13 @@ class LabelledCorpus:
         self._plan: list[tuple[str, str | None, list]] = []
         sizes: list[int | None] = []
         for path in paths:
-            fmt, entries, size = self._plan_one(path, input_format)
-            self._plan.append((path, fmt, entries))
-            sizes.append(size)
+            for fmt, entries, size in self._plan_one(path, input_format):
+                self._plan.append((path, fmt, entries))
+                sizes.append(size)
         self.total_bytes = None if None in sizes else sum(s for s in sizes if s is not None)
 
-    def _plan_one(self, path: str, input_format: str | None) -> tuple[str | None, list, int | None]:
+    def _plan_one(self, path: str, input_format: str | None) -> list[tuple[str | None, list, int | None]]:
+        """How to read one DATA argument: (format, entries, bytes) for each of its parts."""
         if path == "-":
             if self.columns is not None:  # the table and field readers take files, by name
                 raise _no_table(path, _LABELLED_COLUMN_OPTIONS)
@@ -182,7 +184,7 @@ class LabelledCorpus:
                          else "DIR/<label>/ folders")
                 raise DataError(f"--input-format {input_format} reads {reads} by name, not stdin: stdin takes "
                                 f"one labelled document a line ({', '.join(LINE_FORMATS)})")
-            return input_format, [], None
+            return [(input_format, [], None)]
         if not os.path.exists(path):
             raise DataError(f"{path}: no such file or folder")
         fmt = input_format or (_folder_format(path) if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
@@ -199,15 +201,35 @@ class LabelledCorpus:
             entries = list_folder(path, self.report, labelled=True)
             if input_format is None and entries and all(is_mbox(file) for file, _, _ in entries):
                 fmt = "mbox"  # mailboxes exported per class (spam/spam.mbox): one message a document
-            return fmt, entries, sum(size for _, _, size in entries)
+            return [(fmt, entries, sum(size for _, _, size in entries))]
         if fmt == "maildir":
             boxes = _labelled_maildirs(path)
             if not boxes:
                 raise DataError(f"{path}: no maildir (cur/, new/, tmp/) in DIR/<label>/")
-            return fmt, boxes, None
+            return [(fmt, boxes, None), *self._classes_without_maildir(path, boxes, input_format)]
         if os.path.isdir(path):
             raise DataError(f"{path}: is a folder, but --input-format {fmt} expects a file")
-        return fmt, [], os.path.getsize(path)
+        return [(fmt, [], os.path.getsize(path))]
+
+    def _classes_without_maildir(self, root: str, boxes: list[tuple[str, str]],
+                                 input_format: str | None) -> list[tuple[str, list, int]]:
+        """The class folders of ``root`` that hold no maildir, where others do: found by looking
+        (an inbox maildir beside spam/spam.mbox), they are read as mail, each file a message and
+        an mbox's each message; with --input-format maildir, skipped and counted. Either way
+        no class goes missing unsaid."""
+        with_box = {label for _, label in boxes}
+        others = [folder for folder in sorted(_subfolders(root)) if os.path.basename(folder) not in with_box]
+        if input_format == "maildir":
+            for folder in others:
+                self.report.skip(NO_MAILDIR, folder)
+            return []
+        entries = []
+        for folder in others:
+            found = list_folder(folder, self.report, labelled=False)
+            if not found:
+                self.report.skip(NO_DOCUMENTS, folder)
+            entries += [(file, os.path.basename(folder), size) for file, _, size in found]
+        return [("email", entries, sum(size for _, _, size in entries))] if entries else []
 
     @property
     def is_mail(self) -> bool:
