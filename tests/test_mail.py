@@ -341,6 +341,14 @@ def test_a_class_that_is_no_maildir_beside_one_that_is_is_read_as_mail(mail_layo
                                                    "least two\n")
 
 
+def test_one_mbox_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp_path):
+    """`nbtext train inbox.mbox` said it could not tell the format and named the line formats."""
+    box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
+    error = run(["train", box, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {box}: an mbox, whose messages have no class; give a folder of one folder per class "
+                     "(DATA/spam/spam.mbox, DATA/ham/inbox.mbox)\n")
+
+
 def test_an_mbox_among_plain_files_is_not_taken_for_mail(mail_layouts, tmp_path):
     """The folder is mail only where every file is an mbox: beside a plain file, the mbox is
     one document, and noted."""

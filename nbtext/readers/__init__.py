@@ -209,6 +209,9 @@ class LabelledCorpus:
             return [(fmt, boxes, None), *self._classes_without_maildir(path, boxes, input_format)]
         if os.path.isdir(path):
             raise DataError(f"{path}: is a folder, but --input-format {fmt} expects a file")
+        if fmt is None and is_mbox(path):  # else "cannot tell the format", which names line formats only
+            raise DataError(f"{path}: an mbox, whose messages have no class; give a folder of one folder per "
+                            f"class (DATA/spam/spam.mbox, DATA/ham/inbox.mbox)")
         return [(fmt, [], os.path.getsize(path))]
 
     def _classes_without_maildir(self, root: str, boxes: list[tuple[str, str]],
