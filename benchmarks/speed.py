@@ -13,7 +13,8 @@ the same with --tokens words (the pipeline's own pattern) and --tokens joined. P
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
-with --jobs on every core (--mail-only: that table alone). Medians and ratios; peak RSS of
+with --jobs on every core, and a spam filter trained on it as message files and as one mbox
+a class, the same two ways (--mail-only: those tables alone). Medians and ratios; peak RSS of
 each process with its workers. Every measurement runs in its own process, with nbtext's
 bytecode written first, as installing it writes it.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import random
 import resource
 import statistics
@@ -238,9 +240,17 @@ def mail_table(enron: Path, scratch: Path, runs: int) -> None:
     child([sys.executable, "-m", "nbtext", "train", str(enron / "enron1"), "--input-format", "email", "-o", str(model)])
     files = sorted(path for path in enron.glob("enron*/*/*") if path.is_file())
     box = mailbox.mbox(scratch / "enron.mbox")
+    for label in ("ham", "spam"):
+        (scratch / "boxes" / label).mkdir(parents=True)
+    by_class = {label: mailbox.mbox(scratch / "boxes" / label / "inbox.mbox") for label in ("ham", "spam")}
     for path in files:
         box.add(path.read_bytes())
-    box.close()
+        by_class[path.parent.name].add(path.read_bytes())
+        link = scratch / "files" / path.parent.name / f"{path.parent.parent.name}-{path.name}"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(path)
+    for opened in (box, *by_class.values()):
+        opened.close()
     cores = available_cores()
     print(f"\n| predict on mail (a filter; median of {runs}) | documents/s, --jobs 1 | documents/s, --jobs {cores} "
           f"| ratio | peak RSS, --jobs 1 / --jobs {cores} |")
@@ -255,6 +265,20 @@ def mail_table(enron: Path, scratch: Path, runs: int) -> None:
         print(f"| {label} | {rate[1]:,.0f} | {rate[cores]:,.0f} | {rate[cores] / rate[1]:.1f}x | "
               f"{timings[1][1]:.0f} MB / {timings[cores][1]:.0f} MB |", flush=True)
     (scratch / "enron.mbox").unlink()
+    print(f"\n| train a filter on mail (median of {runs}) | seconds, --jobs 1 | seconds, --jobs {cores} | ratio "
+          f"| peak RSS, --jobs 1 / --jobs {cores} |")
+    print("|---|---|---|---|---|")
+    for label, layout, options in (("enron-spam, 33,716 message files in ham/ and spam/", "files",
+                                    ["--input-format", "email"]),
+                                   ("the same as one mbox a class", "boxes", [])):
+        out = {jobs: scratch / f"{layout}-{jobs}.joblib" for jobs in (1, cores)}
+        timings = alternating({jobs: ([sys.executable, "-m", "nbtext", "train", str(scratch / layout), *options, "-o",
+                                       str(out[jobs]), "--jobs", str(jobs)], None) for jobs in (1, cores)}, runs)
+        one, many = (pickle.dumps(Model.load(out[jobs]).counts.to_dict()) for jobs in (1, cores))
+        assert one == many, f"{label}: the models' counts differ"
+        print(f"| {label} | {timings[1][0]:.1f} | {timings[cores][0]:.1f} | "
+              f"{timings[1][0] / timings[cores][0]:.2f}x | {timings[1][1]:.0f} MB / {timings[cores][1]:.0f} MB |",
+              flush=True)
 
 
 def main() -> None:
