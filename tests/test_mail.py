@@ -341,6 +341,16 @@ def test_a_class_that_is_no_maildir_beside_one_that_is_is_read_as_mail(mail_layo
                                                    "least two\n")
 
 
+def test_an_empty_mailbox_exported_beside_the_others_keeps_them_mail(mail_layouts, tmp_path):
+    """A mail client exports an empty folder as an empty file: beside it, the mboxes are still
+    read message by message, and the empty one is counted."""
+    shutil.copytree(mail_layouts / "mbox", tmp_path / "data")
+    (tmp_path / "data" / "spam" / "trash.mbox").write_bytes(b"")
+    corpus = LabelledCorpus([str(tmp_path / "data")])
+    assert len(list(corpus)) == 300 and corpus.is_mail
+    assert corpus.report.skipped == {"empty mbox": [str(tmp_path / "data" / "spam" / "trash.mbox")]}
+
+
 def test_one_mbox_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp_path):
     """`nbtext train inbox.mbox` said it could not tell the format and named the line formats."""
     box = mail_layouts / "mbox" / "spam" / "inbox.mbox"

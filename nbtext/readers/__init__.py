@@ -199,7 +199,7 @@ class LabelledCorpus:
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
             entries = list_folder(path, self.report, labelled=True)
-            if input_format is None and entries and all(is_mbox(file) for file, _, _ in entries):
+            if input_format is None and _mailboxes(entries):
                 fmt = "mbox"  # mailboxes exported per class (spam/spam.mbox): one message a document
             return [(fmt, entries, sum(size for _, _, size in entries))]
         if fmt == "maildir":
@@ -445,6 +445,13 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
         yield from message_files([(path, None, 0)], report)
     else:
         raise DataError(f"{path}: no such file or folder")
+
+
+def _mailboxes(entries: list[Entry]) -> bool:
+    """Whether listed files are mailboxes exported one per class or more: each an mbox of
+    several messages, or empty (a mail client exports an empty folder as an empty file). The
+    first plain file ends the look, so a corpus of plain files costs one file's head."""
+    return any(size for _, _, size in entries) and all(size == 0 or is_mbox(file) for file, _, size in entries)
 
 
 def _folder_format(root: str) -> str:
