@@ -366,7 +366,8 @@ def test_an_mbox_among_plain_files_is_not_taken_for_mail(mail_layouts, tmp_path)
     (tmp_path / "data" / "ham" / "note.txt").write_text("lunch at noon\n")
     corpus = LabelledCorpus([str(tmp_path / "data")])
     assert len(list(corpus)) == 3 and not corpus.is_mail
-    assert corpus.report.mboxes_read_whole == [str(tmp_path / "data" / label / "inbox.mbox") for label in ("ham", "spam")]
+    boxes = [str(tmp_path / "data" / label / "inbox.mbox") for label in ("ham", "spam")]
+    assert corpus.report.mboxes_read_whole == boxes
 
 
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])
