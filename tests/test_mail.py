@@ -359,15 +359,22 @@ def test_one_mbox_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp
                      "(DATA/spam/spam.mbox, DATA/ham/inbox.mbox)\n")
 
 
-def test_an_mbox_among_plain_files_is_not_taken_for_mail(mail_layouts, tmp_path):
-    """The folder is mail only where every file is an mbox: beside a plain file, the mbox is
-    one document, and noted."""
+def test_a_stray_file_or_a_class_of_message_files_beside_mailboxes_is_read_as_mail(mail_layouts, tmp_path):
+    """A note beside the exported mailboxes made the folder plain text, each mbox one
+    document (a model of 3 documents, with only a note in the read report); so did a class
+    kept as message files beside spam/spam.mbox. Where some class's largest file is an mbox,
+    the folder is now mail: the mboxes give their messages, the other files are messages."""
     shutil.copytree(mail_layouts / "mbox", tmp_path / "data")
     (tmp_path / "data" / "ham" / "note.txt").write_text("lunch at noon\n")
     corpus = LabelledCorpus([str(tmp_path / "data")])
-    assert len(list(corpus)) == 3 and not corpus.is_mail
-    boxes = [str(tmp_path / "data" / label / "inbox.mbox") for label in ("ham", "spam")]
-    assert corpus.report.mboxes_read_whole == boxes
+    documents = list(corpus)
+    assert len(documents) == 301 and corpus.is_mail and corpus.report.mboxes_read_whole == []
+    assert [d.text for d in documents if d.source.endswith("note.txt")] == ["lunch at noon\n"]
+    shutil.rmtree(tmp_path / "data" / "ham")
+    shutil.copytree(mail_layouts / "folder" / "ham", tmp_path / "data" / "ham")
+    mixed = LabelledCorpus([str(tmp_path / "data")])
+    by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in mixed) == sorted((d.label, d.text) for d in by_file)
 
 
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])

@@ -199,8 +199,8 @@ class LabelledCorpus:
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
             entries = list_folder(path, self.report, labelled=True)
-            if input_format is None and _mailboxes(entries):
-                fmt = "mbox"  # mailboxes exported per class (spam/spam.mbox): one message a document
+            if input_format is None:  # mailboxes exported per class (spam/spam.mbox): one message a document
+                fmt = _mailboxes(entries) or fmt
             return [(fmt, entries, sum(size for _, _, size in entries))]
         if fmt == "maildir":
             boxes = _labelled_maildirs(path)
@@ -447,11 +447,19 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
         raise DataError(f"{path}: no such file or folder")
 
 
-def _mailboxes(entries: list[Entry]) -> bool:
-    """Whether listed files are mailboxes exported one per class or more: each an mbox of
-    several messages, or empty (a mail client exports an empty folder as an empty file). The
-    first plain file ends the look, so a corpus of plain files costs one file's head."""
-    return any(size for _, _, size in entries) and all(size == 0 or is_mbox(file) for file, _, size in entries)
+def _mailboxes(entries: list[Entry]) -> str | None:
+    """How to read listed files where some class's largest file is an mbox of several messages
+    (mailboxes exported one per class): ``mbox`` where every file is one, or empty (a mail
+    client exports an empty folder as an empty file), else ``email``, so that a stray note or a
+    class of message files is read beside the mboxes' messages, not the mboxes as one document
+    each. None for anything else: a corpus of plain files costs one file's head a class."""
+    largest: dict[str | None, tuple[str, int]] = {}
+    for file, label, size in entries:
+        if size > largest.get(label, ("", 0))[1]:
+            largest[label] = (file, size)
+    if not any(is_mbox(file) for file, _ in largest.values()):
+        return None
+    return "mbox" if all(size == 0 or is_mbox(file) for file, _, size in entries) else "email"
 
 
 def _folder_format(root: str) -> str:
