@@ -24,7 +24,7 @@ import click
 from . import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
-from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS, ReadReport
+from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS, ReadReport, documents_of
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
 from .readers.report import KEPT_EMPTY, plural
 
@@ -1146,14 +1146,6 @@ def _blocks(batches: Iterable[tuple[Any, bool]], size: int) -> Iterator[tuple[An
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _documents_of(batch) -> tuple[list, ReadReport]:
-    """A batch's documents, parsed here where it is a MailBatch, and a report of what was seen."""
-    from .readers import MailBatch
-
-    seen = ReadReport()
-    return (batch.read(seen) if isinstance(batch, MailBatch) else batch), seen
-
-
 def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> tuple[str, ReadReport]:
     """predict's output lines for one batch of documents (or a MailBatch, parsed here), and
     what was seen: the documents in which the model knows no word, and what was parsed."""
@@ -1162,7 +1154,7 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
     from .readers.report import without_known_words
     from .render import tsv_field
 
-    batch, seen = _documents_of(batch)
+    batch, seen = documents_of(batch)
     if not batch:
         return "", seen
     classes = model.classes if fmt == "jsonl" else [tsv_field(label) for label in model.classes]
@@ -1362,7 +1354,7 @@ def _filter_batch(state, batch, from_stdin: bool) -> tuple[str, ReadReport]:
     from .spam import VERDICTS
 
     model, spam_filter = state
-    batch, seen = _documents_of(batch)
+    batch, seen = documents_of(batch)
     if not batch:
         return "", seen
     log_proba = model.predict_log_proba([doc.text for doc in batch])

@@ -21,7 +21,7 @@ from typing import Any
 from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import NbtextError
-from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport
+from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, documents_of
 from .training import count_batches, labelled, read_ahead
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
@@ -97,8 +97,7 @@ def read_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch],
 
 def _read_batch(_state: None,
                 batch: list[Document] | FileBatch | MailBatch) -> tuple[list[Document], ReadReport]:
-    seen = ReadReport()
-    return (list(batch.read(seen)) if isinstance(batch, UNREAD) else batch), seen
+    return documents_of(batch)
 
 
 def _nothing() -> None:

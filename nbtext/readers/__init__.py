@@ -24,7 +24,8 @@ from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_
 
 __all__ = [
     "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
-    "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "iter_unlabelled", "standard_input", "table_kind",
+    "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "documents_of", "iter_unlabelled",
+    "standard_input", "table_kind",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
@@ -92,6 +93,13 @@ class MailBatch:
 
 #: Documents handed out before they are read or parsed, for whoever takes them to do it.
 UNREAD = (FileBatch, MailBatch)
+
+
+def documents_of(batch: list[Document] | FileBatch | MailBatch) -> tuple[list[Document], ReadReport]:
+    """A batch's documents, read or parsed here where it came unread, and a report of what
+    that saw (empty for documents read already)."""
+    seen = ReadReport()
+    return (list(batch.read(seen)) if isinstance(batch, UNREAD) else batch), seen
 
 
 class Reading(Iterator[Document]):
@@ -457,9 +465,10 @@ def _mailboxes(entries: list[Entry]) -> str | None:
     for file, label, size in entries:
         if size > largest.get(label, ("", 0))[1]:
             largest[label] = (file, size)
-    if not any(is_mbox(file) for file, _ in largest.values()):
+    boxes = {file for file, _ in largest.values() if is_mbox(file)}
+    if not boxes:
         return None
-    return "mbox" if all(size == 0 or is_mbox(file) for file, _, size in entries) else "email"
+    return "mbox" if all(size == 0 or file in boxes or is_mbox(file) for file, _, size in entries) else "email"
 
 
 def _folder_format(root: str) -> str:
