@@ -61,6 +61,36 @@ class CountMatrix:
         """The row of every stored value."""
         return np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
 
+    def rows(self, which: np.ndarray) -> CountMatrix:
+        """The rows ``which``, in that order.
+
+        >>> CountMatrix.coerce([[1, 0], [0, 2], [3, 4]]).rows(np.array([2, 0])).to_scipy().toarray().tolist()
+        [[3.0, 4.0], [1.0, 0.0]]
+        """
+        starts = self.indptr[which]
+        lengths = self.indptr[which + 1] - starts
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        entries = np.arange(indptr[-1]) + np.repeat(starts - indptr[:-1], lengths)
+        return CountMatrix(indptr, self.indices[entries], self.data[entries], self.n_features)
+
+    def remapped(self, column_map: np.ndarray, n_features: int) -> CountMatrix:
+        """Column j moved to ``column_map[j]`` of ``n_features``, or dropped where that is -1;
+        each row's values stay in their order.
+
+        >>> CountMatrix.coerce([[1, 2, 3]]).remapped(np.array([1, -1, 0]), 2).to_scipy().toarray().tolist()
+        [[3.0, 1.0]]
+        """
+        columns = column_map[self.indices]
+        kept = columns >= 0
+        indptr = np.concatenate([[0], np.cumsum(kept)])[self.indptr]
+        return CountMatrix(indptr, columns[kept], self.data[kept], n_features)
+
+    def in_column_order(self) -> CountMatrix:
+        """The same matrix with each row's values in column order, as ``count_matrix`` makes
+        them (``dot_by_feature`` and ``weigh_rows`` add a row's values in their order)."""
+        order = np.argsort(self.row_ids() * max(self.n_features, 1) + self.indices)
+        return CountMatrix(self.indptr, self.indices[order], self.data[order], self.n_features)
+
     def binarized(self, threshold: float = 0.0) -> CountMatrix:
         """The same matrix with every value above ``threshold`` set to 1 and the rest to 0."""
         return CountMatrix(self.indptr, self.indices, (self.data > threshold).astype(np.float64), self.n_features)
@@ -402,13 +432,20 @@ class ClassCounts:
 
     def finalized(self) -> FrozenCounts:
         """The counts so far, with terms and classes in sorted order."""
+        return self.finalized_with_columns()[0]
+
+    def finalized_with_columns(self) -> tuple[FrozenCounts, np.ndarray]:
+        """``finalized()``, and the frozen counts' column of each column of ``self.vocabulary``
+        (every term it holds has one): what turns documents counted against the vocabulary into
+        counts over the frozen terms."""
         self._fold_pending()
         keys, values = self._totals
         term_index, class_index = keys // self.CLASS_KEYS, keys % self.CLASS_KEYS
         terms, term_map = self.vocabulary.sorted_terms()
         classes, (class_map,) = sorted_union(self.classes)
-        return _combine(terms, classes, [(term_map[term_index], class_map[class_index], values)], self._class_docs,
-                        class_map, self.tf, self.doc_norm)
+        frozen = _combine(terms, classes, [(term_map[term_index], class_map[class_index], values)], self._class_docs,
+                          class_map, self.tf, self.doc_norm)
+        return frozen, term_map
 
 
 #: Where --max-df keeps fewer documents than --min-df, whatever the counts.

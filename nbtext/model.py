@@ -172,10 +172,7 @@ class Model:
         them, with no string looked up, so that one count serves every setting a search tries."""
         column = np.full(len(self.counts.terms), -1, dtype=np.int64)
         column[self._kept] = np.arange(len(self._kept))
-        columns = column[matrix.indices]
-        kept = columns >= 0
-        indptr = np.concatenate([[0], np.cumsum(kept)])[matrix.indptr]
-        return self._weighed(CountMatrix(indptr, columns[kept], matrix.data[kept], len(self._kept)))
+        return self._weighed(matrix.remapped(column, len(self._kept)))
 
     def _weighed(self, matrix: CountMatrix) -> CountMatrix:
         if not self._weigh:

@@ -1,14 +1,16 @@
 """Model selection: stratified cross-validation, held-out splits and a grid search over settings.
 
 Documents are analyzed once per analyzer and counted once per counting setup, by fold and
-class; each fold's training counts are regrouped from those, and every NB setting (variant,
-alpha, IDF, pruning) is then a cheap rebuild. The data are held in memory, so this is for
+class and each on its own; each fold's training counts are regrouped from those, its held-out
+documents' counts taken from theirs, and every NB setting (variant, alpha, IDF, pruning) is
+then a cheap rebuild. The data are held in memory, so this is for
 corpora that fit in it.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import json
 import math
@@ -32,7 +34,7 @@ from .naive_bayes import VARIANTS
 from .readers import Document
 from .readers.report import labels_of, plural
 from .training import BATCH_SIZE, train
-from .vectorizing import TokenClash, Vectorizer, WordTable, supports
+from .vectorizing import Vectorizer, supports
 
 #: The settings that say how text becomes features.
 ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
@@ -273,8 +275,7 @@ def cross_validate(
         # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
         analyzer = replace(base, **{key: first[key] for key in ANALYZER_KEYS if key in first})
         weighting = {"tf": first.get("tf", "raw"), "doc_norm": first.get("doc_norm")}
-        from_text = supports(analyzer)
-        if from_text:  # counted straight from the text, as training counts: the same sums
+        if supports(analyzer):  # counted straight from the text, as training counts: the same sums
             by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, **weighting)
         else:
             if analyzed[0] != analyzer:
@@ -282,11 +283,8 @@ def cross_validate(
             by_fold = counts_by_fold(analyzed[1], labels, folds, **weighting)
         for f in range(k):
             frozen = by_fold.without(f)
-            test_idx = np.flatnonzero(folds == f)
-            test_labels = [labels[i] for i in test_idx]
-            # The test documents counted once over the fold's terms; each setting takes its columns.
-            test_counts = _counted_over(frozen.terms, analyzer, [texts[i] for i in test_idx],
-                                        None if from_text else [analyzed[1][i] for i in test_idx])
+            test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
+            test_counts = by_fold.held_out(f)  # each setting takes its columns
             for trial in group:
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
@@ -297,20 +295,8 @@ def cross_validate(
                 trial.seconds += time.perf_counter() - started
                 if progress is not None:
                     progress(1)
+        del by_fold  # before the next group's documents are counted
     return trials
-
-
-def _counted_over(terms: Sequence[str], analyzer: Analyzer, texts: Sequence[str],
-                  features: Sequence[Sequence[str]] | None = None) -> CountMatrix:
-    """The raw counts of ``texts`` over ``terms`` (columns in their order): from their
-    ``features`` where they were made as strings, else by a word table, as a model counts what
-    it scores (``analyzer`` must allow one)."""
-    if features is None:
-        try:
-            return WordTable.for_terms(analyzer, terms).count(texts)
-        except TokenClash:  # two words share a hash: the plain way
-            features = [analyzer(text) for text in texts]
-    return count_features(features, dict(zip(terms, itertools.count())))
 
 
 def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, base_analyzer: Analyzer | None = None,
@@ -328,7 +314,8 @@ def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, bas
 class FoldCounts:
     """Documents counted once by (fold, class), from which the counts of any set of folds are
     regrouped with no string work. The sums are exact (``counting.on_grid``), so they equal
-    counting those folds' documents directly, bit for bit."""
+    counting those folds' documents directly, bit for bit. Each document's counts are kept
+    too, for scoring it where its fold is held out."""
 
     joint: FrozenCounts
     #: For each class of ``joint``: its fold, and its class as an index into ``classes``.
@@ -336,6 +323,9 @@ class FoldCounts:
     label: np.ndarray
     #: The sorted labels.
     classes: list[str]
+    #: Each document's raw counts over the terms of ``joint``, and its fold.
+    documents: CountMatrix
+    document_fold: np.ndarray
 
     def without(self, fold: int) -> FrozenCounts:
         """The counts of every fold but ``fold`` (-1: of all folds). A class with no documents
@@ -346,26 +336,68 @@ class FoldCounts:
         position[present] = np.arange(len(present))
         return self.joint.regrouped(np.where(kept, position[self.label], -1), [self.classes[i] for i in present])
 
+    def held_out(self, fold: int) -> CountMatrix:
+        """The raw counts of the documents of ``fold`` (in their order) over the terms of
+        ``without(fold)``: what counting them against those terms gives, with no string work."""
+        in_use = np.zeros(len(self.joint.terms), dtype=bool)  # the terms without(fold) keeps
+        in_use[self.joint.term_index[(self.fold != fold)[self.joint.class_index]]] = True
+        column = np.where(in_use, np.cumsum(in_use) - 1, -1)
+        held = self.documents.rows(np.flatnonzero(self.document_fold == fold)).remapped(column, int(in_use.sum()))
+        return CountMatrix(held.indptr, held.indices, held.data.astype(np.float64), held.n_features)
+
+
+def _compact(matrix: CountMatrix) -> CountMatrix:
+    """``matrix`` in half the memory where that loses nothing: column numbers in 32 bits, and
+    the counts (whole numbers) too while float32 holds them exactly."""
+    indices = matrix.indices.astype(np.int32) if matrix.n_features <= 2**31 else matrix.indices
+    data = matrix.data.astype(np.float32) if matrix.data.max(initial=0) < 2**24 else matrix.data
+    return CountMatrix(matrix.indptr, indices, data, matrix.n_features)
+
+
+def _renumbered(batches: list[CountMatrix], column: np.ndarray, n_terms: int) -> CountMatrix:
+    """The rows of ``batches`` in one matrix, their column j renumbered ``column[j]`` of
+    ``n_terms`` and each row's values in column order (as counting against those terms gives).
+    ``batches`` is emptied as it goes, so that memory holds the counts about once."""
+    entries = np.cumsum([0, *(len(batch.indices) for batch in batches)])
+    rows = np.cumsum([0, *(batch.shape[0] for batch in batches)])
+    indptr = np.zeros(rows[-1] + 1, dtype=np.int64)
+    indices = np.empty(entries[-1], dtype=column.dtype)
+    data = np.empty(entries[-1], dtype=np.result_type(np.float32, *(batch.data for batch in batches)))
+    batches.reverse()
+    for i in range(len(rows) - 1):
+        batch = batches.pop().remapped(column, n_terms).in_column_order()
+        indptr[rows[i] + 1:rows[i + 1] + 1] = batch.indptr[1:] + entries[i]
+        indices[entries[i]:entries[i + 1]], data[entries[i]:entries[i + 1]] = batch.indices, batch.data
+    return CountMatrix(indptr, indices, data, n_terms)
+
 
 def counts_by_fold(documents: Sequence[Any], labels: Sequence[str], fold_of: np.ndarray, *, tf: str,
                    doc_norm: str | None, analyzer: Analyzer | None = None) -> FoldCounts:
-    """The documents counted once, by their fold and label: texts that ``analyzer`` turns into
-    features (by ``vectorizing`` where it can), or without one, features already made."""
+    """The documents counted once, by their fold and label, and each on its own (for
+    ``FoldCounts.held_out``): texts that ``analyzer`` turns into features (by ``vectorizing``
+    where it can), or without one, features already made."""
     names = [f"{f}\t{label}" for f, label in zip(fold_of, labels)]
     if analyzer is None:
         joint = ClassCounts(tf=tf, doc_norm=doc_norm)
-        joint.add(documents, names)
+        vectorize: Callable[[Sequence[Any]], CountMatrix] = functools.partial(count_features,
+                                                                             vocabulary=joint.vocabulary)
     else:
         vectorize = Vectorizer(analyzer)
         joint = ClassCounts(tf=tf, doc_norm=doc_norm, vocabulary=vectorize.vocabulary)
-        for start in range(0, len(documents), BATCH_SIZE):
-            joint.add_counts(vectorize(documents[start:start + BATCH_SIZE]), names[start:start + BATCH_SIZE])
-    counts = joint.finalized()
+    batches = []
+    for start in range(0, len(documents), BATCH_SIZE):
+        counted = vectorize(documents[start:start + BATCH_SIZE])
+        joint.add_counts(counted, names[start:start + BATCH_SIZE])
+        batches.append(_compact(counted))
+    counts, column = joint.finalized_with_columns()
+    n_terms = len(counts.terms)
+    column = column.astype(np.int32) if n_terms <= 2**31 else column
     fold_label = [name.split("\t", 1) for name in counts.classes]
     classes = sorted({label for _, label in fold_label})
     number = {label: i for i, label in enumerate(classes)}
     return FoldCounts(counts, np.array([int(f) for f, _ in fold_label]),
-                      np.array([number[label] for _, label in fold_label]), classes)
+                      np.array([number[label] for _, label in fold_label]), classes,
+                      _renumbered(batches, column, n_terms), np.asarray(fold_of))
 
 
 def out_of_fold(documents: Sequence[Document], labels: Sequence[str], analyzer: Analyzer, *, tf: str,
@@ -377,20 +409,14 @@ def out_of_fold(documents: Sequence[Document], labels: Sequence[str], analyzer: 
     """
     fold_of = stratified_folds(labels, folds, seed)
     texts = [doc.text for doc in documents]
-    if supports(analyzer):  # counted straight from the text, training and held-out parts alike
+    if supports(analyzer):  # counted straight from the text
         by_fold = counts_by_fold(texts, labels, fold_of, tf=tf, doc_norm=doc_norm, analyzer=analyzer)
-    else:  # analyzed once, for both
-        features = [analyzer(text) for text in texts]
-        by_fold = counts_by_fold(features, labels, fold_of, tf=tf, doc_norm=doc_norm)
+    else:  # analyzed into strings, let go once counted
+        by_fold = counts_by_fold([analyzer(text) for text in texts], labels, fold_of, tf=tf, doc_norm=doc_norm)
     log_proba = np.empty((len(documents), len(by_fold.classes)))
     for f in range(folds):
-        members = np.flatnonzero(fold_of == f)
         held = Model(analyzer, by_fold.without(f), settings)
-        if supports(analyzer):
-            held_out = held.vectorize([texts[i] for i in members])
-        else:
-            held_out = held.vectorize_features([features[i] for i in members])
-        log_proba[members] = held.core.predict_log_proba(held_out)
+        log_proba[fold_of == f] = held.core.predict_log_proba(held.restrict(by_fold.held_out(f)))
     return by_fold.without(-1), log_proba
 
 

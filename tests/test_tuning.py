@@ -12,7 +12,7 @@ from nbtext.analysis import Analyzer
 from nbtext.counting import count_features
 from nbtext.metrics import evaluate
 from nbtext.readers import LabelledCorpus
-from nbtext.tuning import _counted_over, counts_by_fold, cross_validate, expand, stratified_folds, train_setting
+from nbtext.tuning import counts_by_fold, cross_validate, expand, stratified_folds, train_setting
 
 from .conftest import assert_same_counts, assert_same_matrix, corpus_path
 
@@ -64,5 +64,17 @@ def test_folds_counted_from_the_text_equal_the_analyzed_features(sms_documents, 
         trained = from_text.without(f)
         assert_same_counts(trained.to_dict(), from_features.without(f).to_dict())
         held = np.flatnonzero(folds == f)
-        assert_same_matrix(_counted_over(trained.terms, analyzer, [texts[i] for i in held]),
-                           count_features([features[i] for i in held], dict(zip(trained.terms, itertools.count()))))
+        expected = count_features([features[i] for i in held], dict(zip(trained.terms, itertools.count())))
+        assert_same_matrix(from_text.held_out(f), expected)
+        assert_same_matrix(from_features.held_out(f), expected)
+        assert from_text.held_out(f).data.dtype == np.float64  # as the transforms and scoring take them
+
+
+def test_held_out_counts_too_large_for_float32_stay_exact():
+    """Each document's counts are kept in 32 bits where that is exact; a word counted 2**24 + 1
+    times in one document (float32 would make it 2**24) is held as it was counted."""
+    features = [["w"] * (2**24 + 1) + ["x"], ["w", "y"], ["x"], ["y", "y"]]
+    by_fold = counts_by_fold(features, ["a", "a", "b", "b"], np.array([0, 1, 0, 1]), tf="raw", doc_norm=None)
+    held = by_fold.held_out(0)  # documents 0 and 2, over fold 1's terms w and y: x is unknown there
+    assert by_fold.without(0).terms == ["w", "y"]
+    assert held.to_scipy().toarray().tolist() == [[2**24 + 1, 0], [0, 0]]
