@@ -85,11 +85,7 @@ class Model:
         if kept is None:
             kept = counts.keep_terms(s["min_df"], s["max_df"], s["max_features"])
         self._kept = kept
-        everything = len(kept) == len(counts.terms)
-        if terms is not None:
-            self.terms = terms
-        else:
-            self.terms = counts.terms if everything else [counts.terms[i] for i in kept]
+        self._terms = terms
         # Bernoulli NB models presence; the others take the (transformed) sums.
         self._weigh = s["variant"] != "bernoulli" and (counts.tf != "raw" or counts.doc_norm or s["idf"])
         if statistic is None:
@@ -113,6 +109,16 @@ class Model:
         #: Threads that score a large input, its numpy work running side by side (None: one
         #: per core). Set it to 1 where processes already share the cores.
         self.threads: int | None = None
+
+    @property
+    def terms(self) -> Sequence[str]:
+        """The model's terms, one a column, in sorted order. Made from the counts' terms when
+        first asked for: a search scores its models by column and never needs them (a list of
+        a million terms costs 50 ms)."""
+        if self._terms is None:
+            every = self.counts.terms
+            self._terms = every if len(self._kept) == len(every) else [every[i] for i in self._kept]
+        return self._terms
 
     @property
     def vocabulary(self) -> dict[str, int]:

@@ -253,8 +253,14 @@ class NaiveBayes:
             # written, so one short message costs a few pages, not one slot per term.
             state = (np.empty((1, len(self.classes_))), np.zeros(self.n_features_in_, dtype=np.int64), 1)
         rows, slots, used = state
-        new = np.sort(indices[slots[indices] == 0])  # not np.unique: it imports numpy.ma, 15 ms
-        new = new[run_starts(new)]
+        unseen = indices[slots[indices] == 0]
+        if len(unseen) > len(slots) // 64:  # a search's fold, a large batch: a mask, not a sort
+            in_use = np.zeros(len(slots), dtype=bool)
+            in_use[unseen] = True
+            new = np.flatnonzero(in_use)
+        else:  # one message: its own words only
+            new = np.sort(unseen)  # not np.unique: it imports numpy.ma, 15 ms
+            new = new[run_starts(new)]
         if len(new):
             needed = used + len(new)
             if needed > len(rows):

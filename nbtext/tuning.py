@@ -289,7 +289,7 @@ def cross_validate(
                 started = time.perf_counter()
                 settings = {key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                 model = Model(analyzer, frozen, settings)
-                trial.termless_folds += len(model.terms) == 0
+                trial.termless_folds += model.core.n_features_in_ == 0
                 log_proba = model.core.predict_log_proba(model.restrict(test_counts))
                 trial.reports.append(evaluate(test_labels, log_proba, model.classes))
                 trial.seconds += time.perf_counter() - started
