@@ -110,6 +110,24 @@ class Model:
         #: per core). Set it to 1 where processes already share the cores.
         self.threads: int | None = None
 
+    @classmethod
+    def columns_key(cls, settings: dict[str, Any]) -> tuple:
+        """What of ``settings`` decides a model's columns, their sums and how a document's counts
+        are weighed before scoring: pruning, Bernoulli NB or not, and IDF. Models of the same
+        counts whose settings have the same key can share them (``alike``)."""
+        s = {**cls.DEFAULT_SETTINGS, **settings}
+        bernoulli = s["variant"] == "bernoulli"
+        return s["min_df"], s["max_df"], s["max_features"], bernoulli, bool(s["idf"]) and not bernoulli
+
+    def alike(self, settings: dict[str, Any]) -> Model:
+        """A model of the same counts with ``settings``, whose ``columns_key`` must be this
+        one's: it shares this model's kept terms, sums and IDF, and ``restrict`` gives the same
+        for both, so that a search builds them once for the alphas and variants it tries."""
+        if self.columns_key(settings) != self.columns_key(self.settings):
+            raise ValueError("settings that prune, weigh or count otherwise make other columns")
+        return Model(self.analyzer, self.counts, settings, kept=self._kept, terms=self._terms,
+                     statistic=self._statistic, idf=self._idf)
+
     @property
     def terms(self) -> Sequence[str]:
         """The model's terms, one a column, in sorted order. Made from the counts' terms when

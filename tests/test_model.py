@@ -314,6 +314,37 @@ def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(setti
     assert restricted.n_features == expected.n_features == len(trained.terms)
 
 
+@pytest.mark.parametrize("first, other", [
+    ({"variant": "complement", "alpha": 0.1, "min_df": 2, "idf": True},
+     {"variant": "multinomial", "alpha": 1.0, "min_df": 2, "idf": True, "fit_prior": False}),
+    ({"variant": "complement", "alpha": 0.3}, {"variant": "complement", "alpha": 0.03, "norm": True}),
+    ({"variant": "bernoulli", "alpha": 1.0, "idf": True}, {"variant": "bernoulli", "alpha": 0.1}),
+])
+def test_a_model_made_alike_scores_as_one_made_afresh(first, other):
+    """A search builds the columns, sums and weighed test counts once for the settings that
+    share them; the model it scores with must be the one training with those settings gives."""
+    from nbtext.analysis import Analyzer
+
+    from .conftest import corpus_path
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    trained = train(docs[:3000], analyzer=Analyzer(ngram_range=(1, 2)), tf="log", doc_norm="l2", settings=first)
+    assert Model.columns_key(first) == Model.columns_key(other)
+    alike, afresh = trained.alike(other), Model(trained.analyzer, trained.counts, other)
+    test = [d.text for d in docs[3000:]]
+    np.testing.assert_array_equal(alike.predict_log_proba(test), afresh.predict_log_proba(test))
+    assert alike.settings == afresh.settings and alike.terms == afresh.terms
+    np.testing.assert_array_equal(trained.predict_log_proba(test), Model(trained.analyzer, trained.counts,
+                                                                         first).predict_log_proba(test))
+
+
+@pytest.mark.parametrize("other", [{"min_df": 3}, {"idf": False}, {"variant": "bernoulli"}, {"max_df": 0.5}])
+def test_settings_that_make_other_columns_are_not_made_alike(other):
+    trained = train(LabelledCorpus([str(TICKETS / "train")]), settings={"min_df": 2, "idf": True})
+    with pytest.raises(ValueError, match="other columns"):
+        trained.alike({"min_df": 2, "idf": True, **other})
+
+
 @pytest.mark.parametrize("tf, doc_norm, settings", [
     ("raw", None, {"variant": "multinomial"}),
     ("raw", None, {"variant": "bernoulli", "min_df": 2}),
