@@ -3,8 +3,7 @@
 Documents are analyzed once per analyzer and counted once per counting setup, by fold and
 class and each on its own; each fold's training counts are regrouped from those, its held-out
 documents' counts taken from theirs, and every NB setting (variant, alpha, IDF, pruning) is
-then a cheap rebuild. The data are held in memory, so this is for
-corpora that fit in it.
+then a cheap rebuild. The data are held in memory, so this is for corpora that fit in it.
 """
 
 from __future__ import annotations
