@@ -67,11 +67,9 @@ class CountMatrix:
         >>> CountMatrix.coerce([[1, 0], [0, 2], [3, 4]]).rows(np.array([2, 0])).to_scipy().toarray().tolist()
         [[3.0, 4.0], [1.0, 0.0]]
         """
-        starts = self.indptr[which]
-        lengths = self.indptr[which + 1] - starts
-        indptr = np.concatenate([[0], np.cumsum(lengths)])
-        entries = np.arange(indptr[-1]) + np.repeat(starts - indptr[:-1], lengths)
-        return CountMatrix(indptr, self.indices[entries], self.data[entries], self.n_features)
+        lengths, entries = segment_entries(self.indptr, which)
+        return CountMatrix(np.concatenate([[0], np.cumsum(lengths)]), self.indices[entries], self.data[entries],
+                           self.n_features)
 
     def remapped(self, column_map: np.ndarray, n_features: int) -> CountMatrix:
         """Column j moved to ``column_map[j]`` of ``n_features``, or dropped where that is -1;
@@ -139,6 +137,19 @@ class CountMatrix:
 
 #: Stored values per block of ``CountMatrix.dot``: its picked weights stay within a CPU cache.
 DOT_BLOCK = 8192
+
+
+def segment_entries(indptr: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lengths of the compressed rows (or columns) ``which`` of ``indptr``, and the
+    positions of their entries, one segment after another.
+
+    >>> [a.tolist() for a in segment_entries(np.array([0, 2, 2, 5]), np.array([2, 0]))]
+    [[3, 2], [2, 3, 4, 0, 1]]
+    """
+    starts = indptr[which]
+    lengths = indptr[which + 1] - starts
+    firsts = np.cumsum(lengths) - lengths
+    return lengths, np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
 
 
 def _indptr(rows: np.ndarray, n_rows: int) -> np.ndarray:
@@ -652,10 +663,7 @@ class ColumnMatrix:
         if rows != slice(None):
             raise IndexError("ColumnMatrix hands out whole columns: m[:, columns]")
         columns = np.arange(self.shape[1])[columns] if isinstance(columns, slice) else np.asarray(columns)
-        starts = self.indptr[columns]
-        lengths = self.indptr[columns + 1] - starts
-        block_start = np.cumsum(lengths) - lengths
-        entries = np.repeat(starts - block_start, lengths) + np.arange(lengths.sum())
+        lengths, entries = segment_entries(self.indptr, columns)
         out = np.zeros((self.shape[0], len(columns)))
         out[self.rows[entries], np.repeat(np.arange(len(columns)), lengths)] = self.values[entries]
         return out

@@ -283,34 +283,31 @@ def cross_validate(
         settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                     for trial in group]
         # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
-        # variant, Bernoulli aside) share their columns, sums and weighed test counts; each is
-        # charged an equal part of making them.
-        columns = [Model.columns_key(setting) for setting in settings]
-        sharers = Counter(columns)
-        first_of = {key: i for i, key in reversed(list(enumerate(columns)))}
-        # Sharers one after the other: one set of shared parts is held at a time.
-        order = sorted(range(len(group)), key=lambda i: first_of[columns[i]])
+        # variant, Bernoulli aside) share their columns, sums and weighed test counts, made once a
+        # fold and held while they are scored; each is charged an equal part of making them.
+        sharers: dict[tuple, list[int]] = {}
+        for i, setting in enumerate(settings):
+            sharers.setdefault(Model.columns_key(setting), []).append(i)
         for f in range(k):
             frozen = by_fold.without(f)
             test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
             test_counts = by_fold.held_out(f)  # each setting takes its columns
-            shared: tuple[tuple, Model, CountMatrix, float] | None = None
-            for trial, setting, key in ((group[i], settings[i], columns[i]) for i in order):
+            for members in sharers.values():
                 started = time.perf_counter()
-                if shared is None or shared[0] != key:
-                    shared = None  # let the last sharers' parts go first
-                    # Never scored with: its core keeps no weights, only what the sharers share.
-                    maker = Model(analyzer, frozen, setting)
-                    shared = (key, maker, maker.restrict(test_counts), (time.perf_counter() - started) / sharers[key])
+                # Never scored with: its core keeps no weights, only what the sharers share.
+                maker = Model(analyzer, frozen, settings[members[0]])
+                test = maker.restrict(test_counts)
+                share = (time.perf_counter() - started) / len(members)
+                for i in members:
                     started = time.perf_counter()
-                _, maker, test, share = shared
-                model = maker.alike(setting)
-                trial.termless_folds += model.core.n_features_in_ == 0
-                log_proba = model.core.predict_log_proba(test)
-                trial.reports.append(evaluate(test_labels, log_proba, model.classes))
-                trial.seconds += time.perf_counter() - started + share
-                if progress is not None:
-                    progress(1)
+                    model = maker.alike(settings[i])
+                    trial = group[i]
+                    trial.termless_folds += model.core.n_features_in_ == 0
+                    log_proba = model.core.predict_log_proba(test)
+                    trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+                    trial.seconds += time.perf_counter() - started + share
+                    if progress is not None:
+                        progress(1)
         del by_fold  # before the next group's documents are counted
     return trials
 
