@@ -27,9 +27,10 @@ class NaiveBayes:
     - ``_statistic(X)``: what is counted per class from a document matrix (the counts
       themselves, or presence for Bernoulli);
     - ``_prepare()``: cheap per-class aggregates of ``feature_count_`` and ``class_count_``;
-    - ``_log_prob(columns)``: ``feature_log_prob_`` for some columns only, and
-      ``_jll_weights(columns)``/``_jll_bias()``, with which a document scores
-      ``x @ weights.T + bias``;
+    - ``_log_prob_of(counts)``: ``feature_log_prob_`` for some columns only, from their
+      ``feature_count_`` (classes x columns, dense), and ``_weights_of(counts)``/``_jll_bias()``,
+      with which a document scores ``x @ weights.T + bias``; each column's weights depend on
+      its own counts and the aggregates alone;
     - ``_feature_scores()``, the per-class score of each feature used by ``top_features``
       (how much a feature raises the class);
     - ``empty_answer``: what a document with none of the model's words is classified by (it
@@ -226,7 +227,7 @@ class NaiveBayes:
         return CountMatrix(X.indptr, slot_of, X.data, len(rows)).dot_by_feature(rows) + self._jll_bias()
 
     def _weight_rows_for(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The weights of ``_jll_weights`` as rows, one per feature, and the row of each of
+        """The weights of ``_weights_of`` as rows, one per feature, and the row of each of
         ``indices``. Rows are computed when first needed and kept: one message pays for its
         own words only, and a stream of batches, whose words mostly recur, soon stops computing
         any. Only the features met have a row, so memory grows with the words seen, not with
@@ -267,10 +268,17 @@ class NaiveBayes:
                 grown = np.empty((min(max(needed, 2 * len(rows), 1024), len(slots) + 1), rows.shape[1]))
                 grown[:used] = rows[:used]
                 rows, slots = grown, slots if fresh else slots.copy()
-            rows[used:needed] = self._jll_weights(new).T
+            self._put_weight_rows(self.feature_count_[:, new], rows[used:needed])
             slots[new] = np.arange(used, needed)
             self._weight_rows = (rows, slots, needed)
         return rows, slots
+
+    def _put_weight_rows(self, counts: np.ndarray, out: np.ndarray) -> None:
+        """``_weights_of(counts)`` written into ``out`` with a row a column of ``counts``, a
+        block of columns at a time: a block's arithmetic stays in the CPU cache, and no
+        transposed copy of the whole is made (about twice as fast on 250,000 columns)."""
+        for start in range(0, counts.shape[1], _ROWS_BLOCK):
+            out[start:start + _ROWS_BLOCK] = self._weights_of(counts[:, start:start + _ROWS_BLOCK]).T
 
     # --- checks --------------------------------------------------------------------------
 
@@ -307,10 +315,13 @@ class NaiveBayes:
         raise NotImplementedError
 
     def _log_prob(self, columns: Any) -> np.ndarray:
+        return self._log_prob_of(self.feature_count_[:, columns])
+
+    def _log_prob_of(self, counts: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def _jll_weights(self, columns: np.ndarray) -> np.ndarray:
-        return self._log_prob(columns)
+    def _weights_of(self, counts: np.ndarray) -> np.ndarray:
+        return self._log_prob_of(counts)
 
     def _jll_bias(self) -> np.ndarray:
         return self.class_log_prior_
@@ -356,8 +367,8 @@ class MultinomialNB(NaiveBayes):
     def _prepare(self) -> None:
         self._log_total = np.log(self.feature_count_.sum(axis=1) + self.alpha * self.n_features_in_)
 
-    def _log_prob(self, columns: Any) -> np.ndarray:
-        return np.log(self.feature_count_[:, columns] + self.alpha) - self._log_total[:, None]
+    def _log_prob_of(self, counts: np.ndarray) -> np.ndarray:
+        return np.log(counts + self.alpha) - self._log_total[:, None]
 
     def _feature_scores(self) -> np.ndarray:
         counts = np.asarray(self.feature_count_)
@@ -393,11 +404,11 @@ class BernoulliNB(NaiveBayes):
         # Absent words count too: every document starts from the sum of log(1 - p) over all words.
         self._bias = self.class_log_prior_ + self._column_sums(lambda cols: np.log1p(-np.exp(self._log_prob(cols))))
 
-    def _log_prob(self, columns: Any) -> np.ndarray:
-        return np.log(self.feature_count_[:, columns] + self.alpha) - self._log_docs[:, None]
+    def _log_prob_of(self, counts: np.ndarray) -> np.ndarray:
+        return np.log(counts + self.alpha) - self._log_docs[:, None]
 
-    def _jll_weights(self, columns: np.ndarray) -> np.ndarray:
-        present = self._log_prob(columns)
+    def _weights_of(self, counts: np.ndarray) -> np.ndarray:
+        present = self._log_prob_of(counts)
         return present - np.log1p(-np.exp(present))
 
     def _jll_bias(self) -> np.ndarray:
@@ -430,12 +441,12 @@ class ComplementNB(NaiveBayes):
         all_words = per_class.sum() + self.alpha * self.n_features_in_
         self._log_complement_total = np.log(all_words - per_class)
         if self.norm:
-            self._logged_total = self._column_sums(self._logged)
+            self._logged_total = self._column_sums(lambda columns: self._logged(self.feature_count_[:, columns]))
 
-    def _logged(self, columns: Any) -> np.ndarray:
-        """log P(w | not c) for some columns. The columns' totals over the classes come from
-        the same block, so a document's few words never cost a pass over the vocabulary."""
-        counts = self.feature_count_[:, columns]
+    def _logged(self, counts: np.ndarray) -> np.ndarray:
+        """log P(w | not c) for some columns, from their counts. The columns' totals over the
+        classes come from the same block, so a document's few words never cost a pass over the
+        vocabulary."""
         # Row by row, not counts.sum(axis=0): numpy sums a single column pairwise, so a column's
         # total would depend on how many columns were asked for with it.
         total = counts[0].copy()
@@ -444,8 +455,8 @@ class ComplementNB(NaiveBayes):
         complement = total + self.alpha - counts
         return np.log(complement) - self._log_complement_total[:, None]
 
-    def _log_prob(self, columns: Any) -> np.ndarray:
-        logged = self._logged(columns)
+    def _log_prob_of(self, counts: np.ndarray) -> np.ndarray:
+        logged = self._logged(counts)
         return logged / self._logged_total[:, None] if self.norm else -logged
 
     def _jll_bias(self) -> np.ndarray:
@@ -463,6 +474,46 @@ class ComplementNB(NaiveBayes):
         return weights - (weights.sum(axis=0) - weights) / (n_classes - 1)
 
 
+class SharedColumns:
+    """Documents ``X`` to score with several cores fitted on the same sums (``feature_count_``
+    the same object): a search's settings that differ only in alpha, priors or variant.
+
+    The features the documents hold are found once, and their sums densified once, where each
+    core's ``predict_log_proba`` would do both again; each core turns the sums into its own
+    weights. The scores are the same bits as ``core.predict_log_proba(X)``: a weight depends on
+    its column's counts alone, and each document's values are added in the same order.
+
+    >>> X = [[2, 1, 0], [0, 1, 1]]
+    >>> fitted = MultinomialNB(alpha=1.0).fit(X, ["a", "b"])
+    >>> other = MultinomialNB(alpha=0.1).fit_counts(fitted.feature_count_, fitted.class_count_, classes=["a", "b"])
+    >>> shared = SharedColumns(fitted, [[0, 3, 0]])
+    >>> [bool(np.array_equal(shared.predict_log_proba(core), core.predict_log_proba([[0, 3, 0]])))
+    ...  for core in (fitted, other)]
+    [True, True]
+    """
+
+    def __init__(self, core: NaiveBayes, X: Any) -> None:
+        core._check_fitted()
+        X = CountMatrix.coerce(X)
+        core._check_n_features(X)
+        core._check_finite(X)
+        in_use = np.zeros(X.shape[1], dtype=bool)
+        in_use[X.indices] = True
+        columns = np.flatnonzero(in_use)
+        self.X = CountMatrix(X.indptr, (np.cumsum(in_use) - 1)[X.indices], X.data, len(columns))
+        self.sums = core.feature_count_
+        self.counts = core.feature_count_[:, columns]
+
+    def predict_log_proba(self, core: NaiveBayes) -> np.ndarray:
+        """``core.predict_log_proba(X)``, for a core fitted on the sums these were made from."""
+        if core.feature_count_ is not self.sums:
+            raise ValueError("the core was fitted on other sums than the shared columns were taken from")
+        weights = np.empty((self.counts.shape[1], len(core.classes_)))
+        core._put_weight_rows(self.counts, weights)
+        jll = core._statistic(self.X).dot_by_feature(weights) + core._jll_bias()
+        return jll - _logsumexp(jll)[:, None]
+
+
 #: Held while a model adds weight rows (rare: a stream soon meets few new words). The lock
 #: ``threading.Lock`` returns, from the module Python starts with: the predict path of the
 #: library does not otherwise import ``threading``.
@@ -472,6 +523,8 @@ _CACHED = ("_full_log_prob", "_weight_rows")
 
 #: Columns per block when a sum over the whole vocabulary is needed.
 _BLOCK = 1 << 16
+#: Columns per block when weights are written as rows: a block of 20 classes fits in the cache.
+_ROWS_BLOCK = 1 << 12
 
 VARIANTS: dict[str, type[NaiveBayes]] = {
     "multinomial": MultinomialNB,

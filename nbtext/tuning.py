@@ -29,7 +29,7 @@ from .counting import DOC_NORMS, TF_MODES, ClassCounts, CountMatrix, FrozenCount
 from .errors import DataError
 from .metrics import evaluate
 from .model import Model
-from .naive_bayes import VARIANTS
+from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
 from .readers.report import labels_of, plural
 from .training import BATCH_SIZE, train
@@ -283,8 +283,9 @@ def cross_validate(
         settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                     for trial in group]
         # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
-        # variant, Bernoulli aside) share their columns, sums and weighed test counts, made once a
-        # fold and held while they are scored; each is charged an equal part of making them.
+        # variant, Bernoulli aside) share their columns, sums and weighed test counts, and the
+        # sums of the columns the test documents hold, made once a fold and held while they are
+        # scored; each is charged an equal part of making them.
         sharers: dict[tuple, list[int]] = {}
         for i, setting in enumerate(settings):
             sharers.setdefault(Model.columns_key(setting), []).append(i)
@@ -294,16 +295,15 @@ def cross_validate(
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for members in sharers.values():
                 started = time.perf_counter()
-                # Never scored with: its core keeps no weights, only what the sharers share.
                 maker = Model(analyzer, frozen, settings[members[0]])
-                test = maker.restrict(test_counts)
+                test = SharedColumns(maker.core, maker.restrict(test_counts))
                 share = (time.perf_counter() - started) / len(members)
                 for i in members:
                     started = time.perf_counter()
                     model = maker.alike(settings[i])
                     trial = group[i]
                     trial.termless_folds += model.core.n_features_in_ == 0
-                    log_proba = model.core.predict_log_proba(test)
+                    log_proba = test.predict_log_proba(model.core)
                     trial.reports.append(evaluate(test_labels, log_proba, model.classes))
                     trial.seconds += time.perf_counter() - started + share
                     if progress is not None:

@@ -314,12 +314,16 @@ def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(setti
     assert restricted.n_features == expected.n_features == len(trained.terms)
 
 
-@pytest.mark.parametrize("first, other", [
+#: Settings that prune and weigh alike, as a search's are shared.
+ALIKE = [
     ({"variant": "complement", "alpha": 0.1, "min_df": 2, "idf": True},
      {"variant": "multinomial", "alpha": 1.0, "min_df": 2, "idf": True, "fit_prior": False}),
     ({"variant": "complement", "alpha": 0.3}, {"variant": "complement", "alpha": 0.03, "norm": True}),
     ({"variant": "bernoulli", "alpha": 1.0, "idf": True}, {"variant": "bernoulli", "alpha": 0.1}),
-])
+]
+
+
+@pytest.mark.parametrize("first, other", ALIKE)
 def test_a_model_made_alike_scores_as_one_made_afresh(first, other):
     """A search builds the columns, sums and weighed test counts once for the settings that
     share them; the model it scores with must be the one training with those settings gives."""
@@ -336,6 +340,30 @@ def test_a_model_made_alike_scores_as_one_made_afresh(first, other):
     assert alike.settings == afresh.settings and alike.terms == afresh.terms
     np.testing.assert_array_equal(trained.predict_log_proba(test), Model(trained.analyzer, trained.counts,
                                                                          first).predict_log_proba(test))
+
+
+@pytest.mark.parametrize("first, other", ALIKE)
+def test_models_alike_score_shared_columns_as_each_scores_alone(first, other):
+    """A search densifies the sums of the columns a fold's test documents hold once for every
+    setting that shares them; each setting must score the documents from them to the bit as
+    its own model does, and a model of other sums must not be scored from them."""
+    from nbtext.analysis import Analyzer
+    from nbtext.naive_bayes import SharedColumns
+
+    from .conftest import corpus_path
+
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))
+    trained = train(docs[:3000], analyzer=Analyzer(ngram_range=(1, 2)), tf="log", doc_norm="l2", settings=first)
+    test = trained.vectorize([d.text for d in docs[3000:]])
+    shared = SharedColumns(trained.core, test)
+    assert 0 < shared.X.n_features < test.n_features  # only the columns the test documents hold
+    for model in (trained, trained.alike(other)):
+        log_proba = shared.predict_log_proba(model.core)
+        np.testing.assert_array_equal(log_proba, model.core.predict_log_proba(test))
+    assert (log_proba.argmax(axis=1) == (np.array([d.label for d in docs[3000:]]) == "spam")).mean() > 0.9
+    other_sums = train(docs[:2000], analyzer=Analyzer(ngram_range=(1, 2)), tf="log", doc_norm="l2", settings=first)
+    with pytest.raises(ValueError, match="other sums"):
+        shared.predict_log_proba(other_sums.core)
 
 
 @pytest.mark.parametrize("other", [{"min_df": 3}, {"idf": False}, {"variant": "bernoulli"}, {"max_df": 0.5}])
