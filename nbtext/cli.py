@@ -924,7 +924,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     """Search settings by cross-validation, show a leaderboard, save the best model.
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
-    are analyzed once per analyzer and counted once per counting setup). The best
+    are analyzed and counted once per analyzer, every weighting's sums in one pass). The best
     setting is then trained on all of DATA and written to MODEL. The default grid covers
     variant x alpha x Rennie's transforms x min_df on uni+bigrams of words of two or more
     letters (128 settings), the search README's tuned figures measure; "tokens": ["words",

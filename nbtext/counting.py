@@ -370,16 +370,22 @@ class ClassCounts:
     #: Batches' entries held apart before they are added to the totals (at least).
     FOLD_ENTRIES = 1 << 20
 
-    def __init__(self, *, tf: str = "raw", doc_norm: str | None = None, vocabulary: Any = None) -> None:
-        weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=tf, doc_norm=doc_norm)  # validates both
+    def __init__(self, *, tf: str = "raw", doc_norm: str | None = None, vocabulary: Any = None,
+                 also: Iterable[tuple[str, str | None]] = ()) -> None:
+        for weighting in ((tf, doc_norm), *also):  # validates each
+            weigh_rows(CountMatrix.coerce(np.zeros((0, 0))), tf=weighting[0], doc_norm=weighting[1])
         self.tf, self.doc_norm = tf, doc_norm
+        # Other weightings summed in the same pass (a search's), each under its own name, for
+        # FrozenCounts.weighed_as: what counting again with them would give, bit for bit.
+        self._also = {_weighed_name(*weighting): weighting for weighting in also
+                      if _transforms(*weighting) and weighting != (tf, doc_norm)}
         # Term -> column: a GrowingVocabulary, or a vectorizer's own (see Vectorizer.vocabulary);
         # either has ``sorted_terms()``.
         self.vocabulary = GrowingVocabulary() if vocabulary is None else vocabulary
         self.label_ids: dict[str, int] = {}
         # The sums so far as sorted, distinct keys and their values, and the batches' sums not
         # yet added to them (each sorted and distinct on its own).
-        names = ("term_counts", "doc_freq", "weighted") if self.weighted else ("term_counts", "doc_freq")
+        names = ("term_counts", "doc_freq", *(["weighted"] if self.weighted else []), *self._also)
         self._totals: tuple[np.ndarray, dict[str, np.ndarray]] = (np.zeros(0, dtype=np.int64),
                                                                   {name: np.zeros(0) for name in names})
         self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
@@ -389,7 +395,7 @@ class ClassCounts:
     @property
     def weighted(self) -> bool:
         """Whether documents are transformed before summing (else raw counts or presence do)."""
-        return (self.tf, self.doc_norm) not in (("raw", None), ("binary", None))
+        return _transforms(self.tf, self.doc_norm)
 
     @property
     def classes(self) -> list[str]:
@@ -421,9 +427,10 @@ class ClassCounts:
         size = len(columns) * width
         sums = {"term_counts": np.bincount(cell, weights=matrix.data, minlength=size),
                 "doc_freq": np.bincount(cell, minlength=size).astype(float)}
-        if self.weighted:
-            weighed = weigh_rows(matrix, tf=self.tf, doc_norm=self.doc_norm)
-            sums["weighted"] = np.bincount(cell, weights=on_grid(weighed.data), minlength=size)
+        weightings = {"weighted": (self.tf, self.doc_norm)} if self.weighted else {}
+        for name, (tf, doc_norm) in {**weightings, **self._also}.items():
+            weighed = weigh_rows(matrix, tf=tf, doc_norm=doc_norm)
+            sums[name] = np.bincount(cell, weights=on_grid(weighed.data), minlength=size)
         present = np.flatnonzero(sums["doc_freq"])
         keys = columns[present // width] * self.CLASS_KEYS + batch_classes[present % width]
         self._pending.append((keys, {name: values[present] for name, values in sums.items()}))
@@ -515,6 +522,18 @@ class FrozenCounts:
         if "weighted" in self.values:
             return "weighted"
         return "doc_freq" if self.tf == "binary" else "term_counts"
+
+    def weighed_as(self, tf: str, doc_norm: str | None) -> FrozenCounts:
+        """These counts as counting the documents with ``tf`` and ``doc_norm`` gives them, where
+        that weighting was summed too (``ClassCounts(also=...)``), with no other weighting's."""
+        own = (tf, doc_norm) == (self.tf, self.doc_norm)
+        name = "weighted" if own else _weighed_name(tf, doc_norm)
+        if _transforms(tf, doc_norm) and name not in self.values:
+            raise ValueError(f"these counts were not weighed with tf={tf}, doc_norm={doc_norm}")
+        values = {key: self.values[key] for key in ("term_counts", "doc_freq")}
+        if _transforms(tf, doc_norm):
+            values["weighted"] = self.values[name]
+        return dataclasses.replace(self, values=values, tf=tf, doc_norm=doc_norm)
 
     def _per_term(self, name: str) -> np.ndarray:
         return np.bincount(self.term_index, weights=self.values[name], minlength=len(self.terms))
@@ -765,6 +784,17 @@ def pack_terms(terms: Sequence[str]) -> np.ndarray:
     if joined.count("\n") != max(len(terms) - 1, 0):
         raise ValueError("a term contains a newline; it cannot be stored")
     return np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+
+
+def _transforms(tf: str, doc_norm: str | None) -> bool:
+    """Whether ``tf`` and ``doc_norm`` transform documents before summing (else raw counts or
+    presence do)."""
+    return (tf, doc_norm) not in (("raw", None), ("binary", None))
+
+
+def _weighed_name(tf: str, doc_norm: str | None) -> str:
+    """The name of a weighting's sums beside another's (``ClassCounts(also=...)``)."""
+    return f"weighted tf={tf} doc_norm={doc_norm}"
 
 
 def _combine(terms: list[str], classes: list[str], parts: list[tuple[np.ndarray, np.ndarray, dict]],

@@ -1,9 +1,10 @@
 """Model selection: stratified cross-validation, held-out splits and a grid search over settings.
 
-Documents are analyzed once per analyzer and counted once per counting setup, by fold and
-class and each on its own; each fold's training counts are regrouped from those, its held-out
-documents' counts taken from theirs, and every NB setting (variant, alpha, IDF, pruning) is
-then a cheap rebuild. The data are held in memory, so this is for corpora that fit in it.
+Documents are analyzed and counted once per analyzer, by fold and class and each on its own,
+with the sums of every weighting (tf, doc_norm) the settings use made in the same pass; each
+fold's training counts are regrouped from those, its held-out documents' counts taken from
+theirs, and every NB setting (variant, alpha, IDF, pruning) is then a cheap rebuild. The
+data are held in memory, so this is for corpora that fit in it.
 """
 
 from __future__ import annotations
@@ -248,9 +249,10 @@ def cross_validate(
     """Score each candidate setting by stratified k-fold cross-validation.
 
     A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``. Documents are
-    counted once per counting setup (see ``counts_by_fold``): from the text by the word table
-    where it covers the analyzer, as training counts, else from features made once per
-    analyzer. ``progress`` is called once per (fold, candidate) done.
+    counted once per analyzer (see ``counts_by_fold``), with the sums of every weighting (tf,
+    doc_norm) its candidates use: from the text by the word table where it covers the
+    analyzer, as training counts, else from features made once. ``progress`` is called once
+    per (fold, candidate) done.
     """
     labels = labels_of(documents)
     if not labels:
@@ -260,56 +262,64 @@ def cross_validate(
     folds = stratified_folds(labels, k, seed)
     trials = [Trial(dict(c), metric) for c in candidates]
     base = base_analyzer or Analyzer()
-    by_counting: dict[tuple, list[Trial]] = {}
+    # Settings by analyzer, then by how documents are weighed: each analyzer's documents are
+    # counted once, with the sums of every weighting its settings use, and let go before the
+    # next analyzer's are counted.
+    by_analyzer: dict[tuple, dict[tuple[str, str | None], list[Trial]]] = {}
     for trial in trials:
-        key = tuple(str(trial.settings.get(name)) for name in COUNTING_KEYS)
-        by_counting.setdefault(key, []).append(trial)
+        weighting = (trial.settings.get("tf", "raw"), trial.settings.get("doc_norm"))
+        key = tuple(str(trial.settings.get(name)) for name in ANALYZER_KEYS)
+        by_analyzer.setdefault(key, {}).setdefault(weighting, []).append(trial)
     texts = [doc.text for doc in documents]
-    analyzed: tuple[Analyzer | None, list[list[str]]] = (None, [])
-    # Groups sharing an analyzer come together, so that where features are made as strings, each
-    # analyzer's are made once and only one analyzer's are held at a time.
-    for group in sorted(by_counting.values(),
-                        key=lambda group: [str(group[0].settings.get(key)) for key in ANALYZER_KEYS]):
-        first = group[0].settings
+    for key in sorted(by_analyzer):
+        weightings = by_analyzer[key]
+        first = next(iter(weightings.values()))[0].settings
         # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
-        analyzer = replace(base, **{key: first[key] for key in ANALYZER_KEYS if key in first})
-        weighting = {"tf": first.get("tf", "raw"), "doc_norm": first.get("doc_norm")}
+        analyzer = replace(base, **{name: first[name] for name in ANALYZER_KEYS if name in first})
+        (tf, doc_norm), *also = weightings
         if supports(analyzer):  # counted straight from the text, as training counts: the same sums
-            by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, **weighting)
+            by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, tf=tf, doc_norm=doc_norm, also=also)
         else:
-            if analyzed[0] != analyzer:
-                analyzed = (analyzer, [analyzer(text) for text in texts])
-            by_fold = counts_by_fold(analyzed[1], labels, folds, **weighting)
-        settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
-                    for trial in group]
-        # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
-        # variant, Bernoulli aside) share their columns, sums and weighed test counts, and the
-        # sums of the columns the test documents hold, made once a fold and held while they are
-        # scored; each is charged an equal part of making them.
-        sharers: dict[tuple, list[int]] = {}
-        for i, setting in enumerate(settings):
-            sharers.setdefault(Model.columns_key(setting), []).append(i)
-        for f in range(k):
-            frozen = by_fold.without(f)
-            test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
-            test_counts = by_fold.held_out(f)  # each setting takes its columns
-            for members in sharers.values():
-                started = time.perf_counter()
-                maker = Model(analyzer, frozen, settings[members[0]])
-                test = SharedColumns(maker.core, maker.restrict(test_counts))
-                share = (time.perf_counter() - started) / len(members)
-                for i in members:
-                    started = time.perf_counter()
-                    model = maker.alike(settings[i])
-                    trial = group[i]
-                    trial.termless_folds += model.core.n_features_in_ == 0
-                    log_proba = test.predict_log_proba(model.core)
-                    trial.reports.append(evaluate(test_labels, log_proba, model.classes))
-                    trial.seconds += time.perf_counter() - started + share
-                    if progress is not None:
-                        progress(1)
-        del by_fold  # before the next group's documents are counted
+            by_fold = counts_by_fold([analyzer(text) for text in texts], labels, folds, tf=tf, doc_norm=doc_norm,
+                                     also=also)
+        for (tf, doc_norm), group in weightings.items():
+            _score_folds(group, by_fold.weighed_as(tf, doc_norm), analyzer, labels, folds, k, progress)
+        del by_fold  # before the next analyzer's documents are counted
     return trials
+
+
+def _score_folds(group: list[Trial], by_fold: FoldCounts, analyzer: Analyzer, labels: Sequence[str],
+                 folds: np.ndarray, k: int, progress: Callable[[int], None] | None) -> None:
+    """Score the settings of ``group`` (one analyzer and weighting) on each of the ``k`` folds of
+    ``by_fold``."""
+    settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
+                for trial in group]
+    # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
+    # variant, Bernoulli aside) share their columns, sums and weighed test counts, and the sums
+    # of the columns the test documents hold, made once a fold and held while they are scored;
+    # each is charged an equal part of making them.
+    sharers: dict[tuple, list[int]] = {}
+    for i, setting in enumerate(settings):
+        sharers.setdefault(Model.columns_key(setting), []).append(i)
+    for f in range(k):
+        frozen = by_fold.without(f)
+        test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
+        test_counts = by_fold.held_out(f)  # each setting takes its columns
+        for members in sharers.values():
+            started = time.perf_counter()
+            maker = Model(analyzer, frozen, settings[members[0]])
+            test = SharedColumns(maker.core, maker.restrict(test_counts))
+            share = (time.perf_counter() - started) / len(members)
+            for i in members:
+                started = time.perf_counter()
+                model = maker.alike(settings[i])
+                trial = group[i]
+                trial.termless_folds += model.core.n_features_in_ == 0
+                log_proba = test.predict_log_proba(model.core)
+                trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+                trial.seconds += time.perf_counter() - started + share
+                if progress is not None:
+                    progress(1)
 
 
 def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, base_analyzer: Analyzer | None = None,
@@ -349,6 +359,11 @@ class FoldCounts:
         position[present] = np.arange(len(present))
         return self.joint.regrouped(np.where(kept, position[self.label], -1), [self.classes[i] for i in present])
 
+    def weighed_as(self, tf: str, doc_norm: str | None) -> FoldCounts:
+        """These counts as counting with ``tf`` and ``doc_norm`` gives them, where that
+        weighting was summed too (``counts_by_fold(also=...)``)."""
+        return replace(self, joint=self.joint.weighed_as(tf, doc_norm))
+
     def held_out(self, fold: int) -> CountMatrix:
         """The raw counts of the documents of ``fold`` (in their order) over the terms of
         ``without(fold)``: what counting them against those terms gives, with no string work."""
@@ -385,18 +400,20 @@ def _renumbered(batches: list[CountMatrix], column: np.ndarray, n_terms: int) ->
 
 
 def counts_by_fold(documents: Sequence[Any], labels: Sequence[str], fold_of: np.ndarray, *, tf: str,
-                   doc_norm: str | None, analyzer: Analyzer | None = None) -> FoldCounts:
+                   doc_norm: str | None, analyzer: Analyzer | None = None,
+                   also: Sequence[tuple[str, str | None]] = ()) -> FoldCounts:
     """The documents counted once, by their fold and label, and each on its own (for
     ``FoldCounts.held_out``): texts that ``analyzer`` turns into features (by ``vectorizing``
-    where it can), or without one, features already made."""
+    where it can), or without one, features already made. The sums of the weightings ``also``
+    (tf, doc_norm) are made in the same pass, for ``FoldCounts.weighed_as``."""
     names = [f"{f}\t{label}" for f, label in zip(fold_of, labels)]
     if analyzer is None:
-        joint = ClassCounts(tf=tf, doc_norm=doc_norm)
+        joint = ClassCounts(tf=tf, doc_norm=doc_norm, also=also)
         vectorize: Callable[[Sequence[Any]], CountMatrix] = functools.partial(count_features,
                                                                              vocabulary=joint.vocabulary)
     else:
         vectorize = Vectorizer(analyzer)
-        joint = ClassCounts(tf=tf, doc_norm=doc_norm, vocabulary=vectorize.vocabulary)
+        joint = ClassCounts(tf=tf, doc_norm=doc_norm, vocabulary=vectorize.vocabulary, also=also)
     batches = []
     for start in range(0, len(documents), BATCH_SIZE):
         counted = vectorize(documents[start:start + BATCH_SIZE])

@@ -30,6 +30,11 @@ def sms_documents():
     # analyzed into strings first: n-grams the word table does not make, and character n-grams
     {"variant": ["complement"], "alpha": [0.3], "ngram_range": [(1, 3)], "tf": ["binary"]},
     {"variant": ["multinomial"], "alpha": [1.0], "analyzer": ["char_wb"], "ngram_range": [(2, 4)], "tf": ["raw"]},
+    # every weighting summed in one pass over the documents, from the text and from strings
+    {"variant": ["complement"], "alpha": [0.3], "ngram_range": [(1, 2)], "tf": ["raw", "binary", "log"],
+     "doc_norm": [None, "l2"]},
+    {"variant": ["multinomial"], "alpha": [0.1], "ngram_range": [(1, 3)], "tf": ["binary", "log"],
+     "doc_norm": [None, "l2"], "idf": [True]},
 ])
 def test_each_fold_scores_the_model_trained_on_the_other_folds(sms_documents, grid):
     """On SMS spam, every fold's figures of a search equal training that setting on the other
@@ -68,6 +73,26 @@ def test_folds_counted_from_the_text_equal_the_analyzed_features(sms_documents, 
         assert_same_matrix(from_text.held_out(f), expected)
         assert_same_matrix(from_features.held_out(f), expected)
         assert from_text.held_out(f).data.dtype == np.float64  # as the transforms and scoring take them
+
+
+def test_weightings_summed_in_one_pass_equal_each_counted_alone(sms_documents):
+    """A search counts an analyzer's documents once, with the sums of every weighting its
+    settings use; each must be the sums counting with that weighting alone gives, bit for bit
+    (the search then picks what it picked when it counted each weighting apart)."""
+    texts, labels = [doc.text for doc in sms_documents], [doc.label for doc in sms_documents]
+    analyzer = Analyzer(ngram_range=(1, 2))
+    folds = stratified_folds(labels, 3, 0)
+    weightings = [("binary", None), ("log", None), ("binary", "l2"), ("log", "l2"), ("raw", "l2")]
+    (tf, doc_norm), *also = weightings
+    together = counts_by_fold(texts, labels, folds, tf=tf, doc_norm=doc_norm, analyzer=analyzer, also=also)
+    for tf, doc_norm in weightings:
+        alone = counts_by_fold(texts, labels, folds, tf=tf, doc_norm=doc_norm, analyzer=analyzer)
+        weighed = together.weighed_as(tf, doc_norm)
+        assert set(weighed.joint.values) == set(alone.joint.values)  # no other weighting's sums
+        for f in (0, 2, -1):
+            assert_same_counts(weighed.without(f).to_dict(), alone.without(f).to_dict())
+    with pytest.raises(ValueError, match="not weighed with tf=log, doc_norm=None"):
+        alone.weighed_as("log", None)
 
 
 def test_held_out_counts_too_large_for_float32_stay_exact():
