@@ -282,44 +282,44 @@ def cross_validate(
         else:
             by_fold = counts_by_fold([analyzer(text) for text in texts], labels, folds, tf=tf, doc_norm=doc_norm,
                                      also=also)
-        for (tf, doc_norm), group in weightings.items():
-            _score_folds(group, by_fold.weighed_as(tf, doc_norm), analyzer, labels, folds, k, progress)
+        for f in range(k):
+            every = by_fold.without(f)  # every weighting's sums, regrouped at once
+            test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
+            test_counts = by_fold.held_out(f)  # each setting takes its columns
+            for (tf, doc_norm), group in weightings.items():
+                _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, test_labels, analyzer, progress)
         del by_fold  # before the next analyzer's documents are counted
     return trials
 
 
-def _score_folds(group: list[Trial], by_fold: FoldCounts, analyzer: Analyzer, labels: Sequence[str],
-                 folds: np.ndarray, k: int, progress: Callable[[int], None] | None) -> None:
-    """Score the settings of ``group`` (one analyzer and weighting) on each of the ``k`` folds of
-    ``by_fold``."""
+def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, test_labels: list[str],
+                analyzer: Analyzer, progress: Callable[[int], None] | None) -> None:
+    """Score the settings of ``group`` (one analyzer and weighting) on one fold: trained on
+    ``frozen``, tested on ``test_counts`` (raw counts over its terms)."""
     settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                 for trial in group]
     # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
     # variant, Bernoulli aside) share their columns, sums and weighed test counts, and the sums
-    # of the columns the test documents hold, made once a fold and held while they are scored;
-    # each is charged an equal part of making them.
+    # of the columns the test documents hold, made once and held while they are scored; each
+    # is charged an equal part of making them.
     sharers: dict[tuple, list[int]] = {}
     for i, setting in enumerate(settings):
         sharers.setdefault(Model.columns_key(setting), []).append(i)
-    for f in range(k):
-        frozen = by_fold.without(f)
-        test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
-        test_counts = by_fold.held_out(f)  # each setting takes its columns
-        for members in sharers.values():
+    for members in sharers.values():
+        started = time.perf_counter()
+        maker = Model(analyzer, frozen, settings[members[0]])
+        test = SharedColumns(maker.core, maker.restrict(test_counts))
+        share = (time.perf_counter() - started) / len(members)
+        for i in members:
             started = time.perf_counter()
-            maker = Model(analyzer, frozen, settings[members[0]])
-            test = SharedColumns(maker.core, maker.restrict(test_counts))
-            share = (time.perf_counter() - started) / len(members)
-            for i in members:
-                started = time.perf_counter()
-                model = maker.alike(settings[i])
-                trial = group[i]
-                trial.termless_folds += model.core.n_features_in_ == 0
-                log_proba = test.predict_log_proba(model.core)
-                trial.reports.append(evaluate(test_labels, log_proba, model.classes))
-                trial.seconds += time.perf_counter() - started + share
-                if progress is not None:
-                    progress(1)
+            model = maker.alike(settings[i])
+            trial = group[i]
+            trial.termless_folds += model.core.n_features_in_ == 0
+            log_proba = test.predict_log_proba(model.core)
+            trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+            trial.seconds += time.perf_counter() - started + share
+            if progress is not None:
+                progress(1)
 
 
 def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, base_analyzer: Analyzer | None = None,
