@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .counting import ColumnMatrix, CountMatrix, run_starts
+from .counting import ColumnMatrix, CountMatrix, run_starts, used_columns
 from .errors import NotFittedError
 
 
@@ -497,10 +497,8 @@ class SharedColumns:
         X = CountMatrix.coerce(X)
         core._check_n_features(X)
         core._check_finite(X)
-        in_use = np.zeros(X.shape[1], dtype=bool)
-        in_use[X.indices] = True
-        columns = np.flatnonzero(in_use)
-        self.X = CountMatrix(X.indptr, (np.cumsum(in_use) - 1)[X.indices], X.data, len(columns))
+        columns, slot = used_columns(X.indices, X.shape[1])
+        self.X = CountMatrix(X.indptr, slot, X.data, len(columns))
         self.sums = core.feature_count_
         self.counts = core.feature_count_[:, columns]
 

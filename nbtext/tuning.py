@@ -307,12 +307,12 @@ def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatr
         sharers.setdefault(Model.columns_key(setting), []).append(i)
     for members in sharers.values():
         started = time.perf_counter()
-        maker = Model(analyzer, frozen, settings[members[0]])
-        test = SharedColumns(maker.core, maker.restrict(test_counts))
+        first = Model(analyzer, frozen, settings[members[0]])
+        test = SharedColumns(first.core, first.restrict(test_counts))
         share = (time.perf_counter() - started) / len(members)
         for i in members:
             started = time.perf_counter()
-            model = maker.alike(settings[i])
+            model = first if i == members[0] else first.alike(settings[i])
             trial = group[i]
             trial.termless_folds += model.core.n_features_in_ == 0
             log_proba = test.predict_log_proba(model.core)
@@ -359,11 +359,6 @@ class FoldCounts:
         position[present] = np.arange(len(present))
         return self.joint.regrouped(np.where(kept, position[self.label], -1), [self.classes[i] for i in present])
 
-    def weighed_as(self, tf: str, doc_norm: str | None) -> FoldCounts:
-        """These counts as counting with ``tf`` and ``doc_norm`` gives them, where that
-        weighting was summed too (``counts_by_fold(also=...)``)."""
-        return replace(self, joint=self.joint.weighed_as(tf, doc_norm))
-
     def held_out(self, fold: int) -> CountMatrix:
         """The raw counts of the documents of ``fold`` (in their order) over the terms of
         ``without(fold)``: what counting them against those terms gives, with no string work."""
@@ -405,7 +400,7 @@ def counts_by_fold(documents: Sequence[Any], labels: Sequence[str], fold_of: np.
     """The documents counted once, by their fold and label, and each on its own (for
     ``FoldCounts.held_out``): texts that ``analyzer`` turns into features (by ``vectorizing``
     where it can), or without one, features already made. The sums of the weightings ``also``
-    (tf, doc_norm) are made in the same pass, for ``FoldCounts.weighed_as``."""
+    (tf, doc_norm) are made in the same pass: ``weighed_as`` of a fold's counts takes one."""
     names = [f"{f}\t{label}" for f, label in zip(fold_of, labels)]
     if analyzer is None:
         joint = ClassCounts(tf=tf, doc_norm=doc_norm, also=also)
