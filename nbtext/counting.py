@@ -538,10 +538,14 @@ class FrozenCounts:
     def _per_term(self, name: str) -> np.ndarray:
         return np.bincount(self.term_index, weights=self.values[name], minlength=len(self.terms))
 
+    def documents_per_term(self) -> np.ndarray:
+        """How many documents each term is in, over all classes."""
+        return self._per_term("doc_freq")
+
     def idf(self) -> np.ndarray:
         """Smoothed inverse document frequency of each term, ``log((1 + n) / (1 + df)) + 1``."""
         n_docs = self.class_docs.sum()
-        return np.log((1.0 + n_docs) / (1.0 + self._per_term("doc_freq"))) + 1.0
+        return np.log((1.0 + n_docs) / (1.0 + self.documents_per_term())) + 1.0
 
     def merge(self, other: FrozenCounts) -> FrozenCounts:
         """Counts of both runs together, as if all their documents had been counted at once."""
@@ -612,14 +616,15 @@ class FrozenCounts:
 
         ``min_df``/``max_df`` are document counts when integers and proportions of the documents
         when floats, as in scikit-learn; ``max_features`` then keeps the most frequent terms
-        (ties broken by term order, so the result is deterministic). None may survive: a search's
-        fold can score such a setting (by the priors alone); a trained model may not (``train``).
+        (ties broken by term order, so the result is deterministic). None may survive, as where
+        ``min_df`` asks for more documents than there are: a search's fold can score such a
+        setting (by the priors alone); a trained model may not (``train``).
         """
         n_docs = float(self.class_docs.sum())
-        df = self._per_term("doc_freq")
+        df = self.documents_per_term()
         low = min_df if isinstance(min_df, (int, np.integer)) else min_df * n_docs
         high = max_df if isinstance(max_df, (int, np.integer)) else max_df * n_docs
-        if high < low:
+        if high < low and high < n_docs:  # max_df restricts, and leaves nothing min_df allows
             raise DataError(DF_CONFLICT)
         kept = np.flatnonzero((df >= low) & (df <= high))
         if max_features is not None and len(kept) > max_features:

@@ -138,7 +138,10 @@ def _finish(model: Model, started: float) -> Model:
     documents = int(counts.class_docs.sum())
     if len(model.terms) == 0:
         if len(counts.terms):
-            raise DataError("no terms remain after pruning; lower --min-df or raise --max-df")
+            df = counts.documents_per_term()
+            raise DataError(f"no terms remain after pruning: the {len(df):,} {plural(len(df), 'term')} read are each in "
+                            f"{int(df.min()):,} to {int(df.max()):,} of the {documents:,} {plural(documents, 'document')}; "
+                            "lower --min-df or raise --max-df")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
         **model.summary,

@@ -262,7 +262,8 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     (["eval", str(TICKETS / "test"), "m.joblib"], 1,
      f"Error: {TICKETS / 'test'}: is a folder, not a model file (the model file comes first, then the documents)\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--min-df", "0.99"], 1,
-     "Error: no terms remain after pruning; lower --min-df or raise --max-df\n"),
+     "Error: no terms remain after pruning: the 920 terms read are each in 1 to 235 of the 243 documents; "
+     "lower --min-df or raise --max-df\n"),
     (["train", str(TICKETS / "train" / "billing"), "-o", "m"], 1,
      "Error: no documents to train on\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "0"], 2, "Invalid value for '--alpha'"),
@@ -821,6 +822,27 @@ def test_a_setting_that_prunes_every_term_is_scored_by_the_priors_not_fatal(tmp_
     assert scored.stdout.startswith("accuracy 0.3333 ± 0.0000   macro F1 0.1667 ± 0.0000   log loss 1.0986 ")
     assert "3 of 3 folds had no term left to train on" in scored.stderr
     assert "3 of 3" not in run(["eval", "--cv", "3", TICKETS / "train", "--min-df", "2"]).stderr
+
+
+def test_a_min_df_above_the_number_of_documents_is_not_blamed_on_max_df(tmp_path):
+    """--min-df 500 over the 243 tickets, --max-df left alone, was refused with "--max-df keeps
+    fewer documents than --min-df; raise --max-df": max_df 1.0 already keeps every document, and
+    no value of it could help. It prunes every term, as --min-df 240 does; train says what the
+    terms' document counts are, and a search scores the setting by the priors in each fold
+    (a fold trains on 162 tickets, so --min-df 170 stopped the search before)."""
+    for low in ("500", "240"):
+        result = run(["train", TICKETS / "train", "-o", tmp_path / "m", "--min-df", low], expect=1)
+        assert result.stderr.endswith("Error: no terms remain after pruning: the 920 terms read are each in 1 to 235 "
+                                      "of the 243 documents; lower --min-df or raise --max-df\n")
+    assert not (tmp_path / "m").exists()
+    result = run(["tune", TICKETS / "train", "-o", tmp_path / "m", "--grid", '{"min_df": [2, 170]}'])
+    assert [line.split("\t")[4] for line in result.stdout.splitlines()] == ["--min-df 2", "--min-df 170"]
+    assert result.stdout.splitlines()[1].split("\t")[1] == "0.333333"
+    assert Model.load(tmp_path / "m").settings["min_df"] == 2
+    # a --max-df that leaves fewer documents than --min-df asks for is still the conflict it was
+    refused = run(["train", TICKETS / "train", "-o", tmp_path / "m2", "--min-df", "5", "--max-df", "0.01"], expect=1)
+    assert refused.stderr.endswith("Error: --max-df keeps fewer documents than --min-df; raise --max-df or lower "
+                                   "--min-df\n")
 
 
 def test_a_class_of_one_document_is_named_before_cross_validation(tmp_path):

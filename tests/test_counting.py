@@ -100,6 +100,14 @@ def test_pruning_equals_count_vectorizer(mixed_documents):
         oracle = CountVectorizer(min_df=min_df, max_df=max_df).fit(texts)
         assert [frozen.terms[i] for i in kept] == oracle.get_feature_names_out().tolist()
     assert len(frozen.keep_terms(min_df=0.99)) == 0  # train says so (test_cli); a search scores it
+    n_docs = len(texts)
+    assert len(frozen.keep_terms(min_df=n_docs + 1)) == 0  # more than there are: none, as in scikit-learn
+    assert len(frozen.keep_terms(min_df=n_docs + 1, max_df=n_docs + 5)) == 0  # refuses only for max_df's sake
+    with pytest.raises(DataError, match="--max-df keeps fewer documents than --min-df"):
+        frozen.keep_terms(min_df=5, max_df=3)
+    every = CountVectorizer().fit(texts)
+    assert frozen.terms == every.get_feature_names_out().tolist()
+    assert frozen.documents_per_term().tolist() == (every.transform(texts) > 0).sum(axis=0).A1.tolist()
     top = frozen.keep_terms(max_features=50)
     frequency = frozen.term_counts.sum(axis=0)
     assert len(top) == 50 and frequency[top].min() >= np.sort(frequency)[-50]
