@@ -135,6 +135,73 @@ class CountMatrix:
         return csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
 
+@dataclass(frozen=True)
+class ColumnBlocks:
+    """The values of a CountMatrix grouped by blocks of ``width`` columns, and in row order
+    inside a block, for ``dot_by_feature`` with weights made a block at a time: each block's
+    weight rows are still in the CPU cache when its values pick them up, where weights made
+    for all the columns are written out and read back from memory (one 20news fold's 3,775
+    test posts over 253,101 columns, 20 classes: weights and product in 44 ms against 67 ms).
+    Where each row's values are in column order, as ``count_matrix`` makes them, a row's
+    products are added in the same order and the sums are dot_by_feature's, to the bit;
+    ``of`` gives None for any other matrix, and where the compiled product is missing.
+
+    >>> X = CountMatrix.coerce([[1, 0, 2], [0, 3, 4]])
+    >>> weights = np.arange(6.0).reshape(3, 2)
+    >>> blocks = ColumnBlocks.of(X, width=2)
+    >>> by_block = blocks.dot(X.data[blocks.order], [weights[:2], weights[2:]], 2)
+    >>> by_block.tolist() == X.dot_by_feature(weights).tolist() == [[8.0, 11.0], [22.0, 29.0]]
+    True
+    """
+
+    n_rows: int
+    width: int
+    #: Where each of the matrix's values goes: ``data[order]`` is in block order.
+    order: np.ndarray
+    #: Each value's column inside its block.
+    indices: np.ndarray
+    #: The runs of one row's values inside a block: the row, the first value, one past the last.
+    run_row: np.ndarray
+    run_start: np.ndarray
+    run_end: np.ndarray
+    #: The runs of block b are ``block_runs[b]`` to ``block_runs[b + 1]``.
+    block_runs: np.ndarray
+
+    @classmethod
+    def of(cls, matrix: CountMatrix, width: int) -> ColumnBlocks | None:
+        """The blocks of ``matrix``, or None (see above)."""
+        inside = np.ones(len(matrix.indices), dtype=bool)
+        inside[matrix.indptr[:-1][matrix.indptr[:-1] < len(inside)]] = False  # a row's first value
+        if _sparsedot is None or np.any(inside[1:] & (matrix.indices[1:] <= matrix.indices[:-1])):
+            return None
+        block = matrix.indices.astype(np.int64) // width
+        n_blocks = -(-matrix.n_features // width)
+        # Stable, so each block keeps the rows' order and each row its values' (a radix sort
+        # where the block numbers fit 16 bits).
+        order = np.argsort(block.astype(np.uint16) if n_blocks <= 1 << 16 else block, kind="stable")
+        rows = matrix.row_ids()[order]
+        block = block[order]
+        starts = np.flatnonzero(run_starts(block * matrix.shape[0] + rows))
+        ends = np.append(starts[1:], len(order))
+        return cls(matrix.shape[0], width, order, matrix.indices[order] - block * width, rows[starts], starts, ends,
+                   np.searchsorted(block[starts], np.arange(n_blocks + 1)))
+
+    def dot(self, data: np.ndarray, by_feature_blocks: Iterable[np.ndarray], k: int) -> np.ndarray:
+        """``dot_by_feature`` of the matrix, its values given in block order (``data[order]``
+        of its own, or of a matrix with the same entries), and the weights as rows of
+        ``width`` features (the last block fewer), one block after another."""
+        out = np.zeros((self.n_rows, k))
+        if not k:
+            return out
+        started = np.zeros(self.n_rows, dtype=np.uint8)
+        data = np.ascontiguousarray(data, dtype=np.float64)
+        for block, by_feature in enumerate(by_feature_blocks):
+            runs = slice(self.block_runs[block], self.block_runs[block + 1])
+            _sparsedot.dot_runs(self.run_row[runs], self.run_start[runs], self.run_end[runs], self.indices, data,
+                                np.ascontiguousarray(by_feature, dtype=np.float64), k, out, started)
+        return out
+
+
 #: Stored values per block of ``CountMatrix.dot``: its picked weights stay within a CPU cache.
 DOT_BLOCK = 8192
 

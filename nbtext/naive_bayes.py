@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import _thread
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from .counting import ColumnMatrix, CountMatrix, run_starts, used_columns
+from .counting import ColumnBlocks, ColumnMatrix, CountMatrix, run_starts, used_columns
 from .errors import NotFittedError
 
 
@@ -277,8 +278,13 @@ class NaiveBayes:
         """``_weights_of(counts)`` written into ``out`` with a row a column of ``counts``, a
         block of columns at a time: a block's arithmetic stays in the CPU cache, and no
         transposed copy of the whole is made (1.5 to 2 times as fast on 250,000 columns)."""
+        for start, rows in zip(range(0, counts.shape[1], _ROWS_BLOCK), self._weight_row_blocks(counts)):
+            out[start:start + _ROWS_BLOCK] = rows
+
+    def _weight_row_blocks(self, counts: np.ndarray) -> Iterator[np.ndarray]:
+        """``_weights_of(counts)`` as rows, ``_ROWS_BLOCK`` columns of ``counts`` at a time."""
         for start in range(0, counts.shape[1], _ROWS_BLOCK):
-            out[start:start + _ROWS_BLOCK] = self._weights_of(counts[:, start:start + _ROWS_BLOCK]).T
+            yield self._weights_of(counts[:, start:start + _ROWS_BLOCK]).T
 
     # --- checks --------------------------------------------------------------------------
 
@@ -501,14 +507,25 @@ class SharedColumns:
         self.X = CountMatrix(X.indptr, slot, X.data, len(columns))
         self.sums = core.feature_count_
         self.counts = core.feature_count_[:, columns]
+        # Where the weights outgrow the cache, each block of weight rows is used while it is
+        # still there, not written out whole and read back (None: the product over all at once).
+        large = len(columns) * len(core.classes_) * 8 > _BLOCKED_WEIGHTS
+        self.blocks = ColumnBlocks.of(self.X, _ROWS_BLOCK) if large else None
+        self.data = None if self.blocks is None else self.X.data[self.blocks.order]
 
     def predict_log_proba(self, core: NaiveBayes) -> np.ndarray:
         """``core.predict_log_proba(X)``, for a core fitted on the sums these were made from."""
         if core.feature_count_ is not self.sums:
             raise ValueError("the core was fitted on other sums than the shared columns were taken from")
-        weights = np.empty((self.counts.shape[1], len(core.classes_)))
-        core._put_weight_rows(self.counts, weights)
-        jll = core._statistic(self.X).dot_by_feature(weights) + core._jll_bias()
+        statistic = core._statistic(self.X)
+        if self.blocks is None:
+            weights = np.empty((self.counts.shape[1], len(core.classes_)))
+            core._put_weight_rows(self.counts, weights)
+            jll = statistic.dot_by_feature(weights)
+        else:
+            data = self.data if statistic is self.X else statistic.data[self.blocks.order]
+            jll = self.blocks.dot(data, core._weight_row_blocks(self.counts), len(core.classes_))
+        jll += core._jll_bias()
         return jll - _logsumexp(jll)[:, None]
 
 
@@ -523,6 +540,11 @@ _CACHED = ("_full_log_prob", "_weight_rows")
 _BLOCK = 1 << 16
 #: Columns per block when weights are written as rows: a block of 20 classes fits in the cache.
 _ROWS_BLOCK = 1 << 12
+#: Bytes of weights above which SharedColumns scores a block of weight rows at a time. Measured
+#: on one 20news fold's columns, 20 classes, per setting: the same time at 8 MB, 10% less at
+#: 16 MB, 35% less at 40 MB; below 8 MB, where all the weights stay in the cache, a little
+#: more (R8's search, 2.5 MB: 4.4 s against 4.0 s).
+_BLOCKED_WEIGHTS = 12 << 20
 
 VARIANTS: dict[str, type[NaiveBayes]] = {
     "multinomial": MultinomialNB,

@@ -10,7 +10,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from nbtext import counting
 from nbtext.analysis import Analyzer, load_stop_words
-from nbtext.counting import ClassCounts, CountMatrix, GrowingVocabulary, count_features
+from nbtext.counting import ClassCounts, ColumnBlocks, CountMatrix, GrowingVocabulary, count_features
 from nbtext.errors import DataError
 from nbtext.readers import LabelledCorpus
 
@@ -182,6 +182,40 @@ def test_dot_equals_dense_product_across_blocks_and_empty_rows(rows, block, k):
 
 
 @needs_compiled(counting._sparsedot, "sparse product")
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.lists(st.tuples(st.integers(0, 9), st.sampled_from([1.0, 2.0, 0.5, -1.0, 3e-300])),
+                              max_size=8), max_size=30),
+       weights=st.lists(st.sampled_from([-1.5, -0.0, 0.0, 2.25, 1e300, 0.1, -7.0]), min_size=30, max_size=30),
+       width=st.integers(1, 12), k=st.integers(1, 3))
+def test_a_product_by_blocks_of_columns_is_the_whole_product_to_the_bit(rows, weights, width, k):
+    """The search scores each setting a block of weight rows at a time; every document's sums
+    must be the bits dot_by_feature gives, signed zeros included (a document's first product
+    is taken as it is, not added to 0.0), whatever blocks and empty documents fall where."""
+    dense = np.zeros((len(rows), 10))
+    for i, entries in enumerate(rows):
+        for column, value in entries:
+            dense[i, column] = value
+    matrix = CountMatrix.coerce(dense)
+    by_feature = np.array(weights[:10 * k]).reshape(10, k)
+    blocks = ColumnBlocks.of(matrix, width)
+    product = blocks.dot(matrix.data[blocks.order],
+                         (by_feature[start:start + width] for start in range(0, 10, width)), k)
+    expected = matrix.dot_by_feature(by_feature)
+    assert product.shape == expected.shape
+    np.testing.assert_array_equal(product.view(np.int64), expected.view(np.int64))
+
+
+@needs_compiled(counting._sparsedot, "sparse product")
+def test_a_matrix_whose_rows_are_out_of_column_order_is_not_taken_by_blocks():
+    """By blocks, a row's values would be added in column order, not in theirs: other bits."""
+    matrix = CountMatrix(np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]), 3)
+    assert ColumnBlocks.of(matrix, 2) is not None
+    swapped = CountMatrix(np.array([0, 2, 3]), np.array([2, 0, 1]), np.array([2.0, 1.0, 3.0]), 3)
+    assert ColumnBlocks.of(swapped, 2) is None
+    assert ColumnBlocks.of(swapped.in_column_order(), 2) is not None
+
+
+@needs_compiled(counting._sparsedot, "sparse product")
 def test_the_compiled_product_checks_what_it_reads():
     """Called with a column outside the weights, or rows past the values, it raises, not reads."""
     matrix = CountMatrix.coerce(np.array([[0, 2, 0], [1, 0, 3]]))
@@ -194,6 +228,15 @@ def test_the_compiled_product_checks_what_it_reads():
         counting._sparsedot.dot(matrix.indptr + 1, matrix.indices, matrix.data, weights, 2, out)
     with pytest.raises(ValueError, match="wrong size"):
         counting._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out[:1])
+    runs = [np.array(a, dtype=np.int64) for a in ([0, 1, 1], [0, 1, 2], [1, 2, 3])]
+    started = np.zeros(2, dtype=np.uint8)
+    counting._sparsedot.dot_runs(*runs, matrix.indices, matrix.data, weights, 2, out, started)
+    assert out.tolist() == [[2.0, 2.0], [4.0, 4.0]] and started.tolist() == [1, 1]
+    for bad_runs, bad_weights in [((runs[0] + 1, *runs[1:]), weights),  # a document past out
+                                  ((runs[0], runs[1], runs[2] + 1), weights),  # a run past the values
+                                  (runs, weights[:2])]:  # column 2 outside two weight rows
+        with pytest.raises(ValueError, match="out of range"):
+            counting._sparsedot.dot_runs(*bad_runs, matrix.indices, matrix.data, bad_weights, 2, out, started)
 
 
 def test_stop_words_from_a_file(tmp_path):

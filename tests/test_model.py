@@ -347,6 +347,7 @@ def test_models_alike_score_shared_columns_as_each_scores_alone(first, other):
     """A search densifies the sums of the columns a fold's test documents hold once for every
     setting that shares them; each setting must score the documents from them to the bit as
     its own model does, and a model of other sums must not be scored from them."""
+    from nbtext import counting, naive_bayes
     from nbtext.analysis import Analyzer
     from nbtext.naive_bayes import SharedColumns
 
@@ -357,9 +358,18 @@ def test_models_alike_score_shared_columns_as_each_scores_alone(first, other):
     test = trained.vectorize([d.text for d in docs[3000:]])
     shared = SharedColumns(trained.core, test)
     assert 0 < shared.X.n_features < test.n_features  # only the columns the test documents hold
+    assert shared.blocks is None  # 10,416 columns of 2 classes: all the weights fit in the cache
     for model in (trained, trained.alike(other)):
         log_proba = shared.predict_log_proba(model.core)
         np.testing.assert_array_equal(log_proba, model.core.predict_log_proba(test))
+        # A block of weight rows at a time, as for large weights where the product is compiled:
+        # blocks of 7 columns, so a product in 1,488 parts.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(naive_bayes, "_BLOCKED_WEIGHTS", 0)
+            patch.setattr(naive_bayes, "_ROWS_BLOCK", 7)
+            by_blocks = SharedColumns(model.core, test)
+            assert (by_blocks.blocks is None) == (counting._sparsedot is None)
+            np.testing.assert_array_equal(by_blocks.predict_log_proba(model.core), log_proba)
     assert (log_proba.argmax(axis=1) == (np.array([d.label for d in docs[3000:]]) == "spam")).mean() > 0.9
     other_sums = train(docs[:2000], analyzer=Analyzer(ngram_range=(1, 2)), tf="log", doc_norm="l2", settings=first)
     with pytest.raises(ValueError, match="other sums"):
