@@ -139,8 +139,9 @@ def _finish(model: Model, started: float) -> Model:
     if len(model.terms) == 0:
         if len(counts.terms):
             df = counts.documents_per_term()
-            raise DataError(f"no terms remain after pruning: the {len(df):,} {plural(len(df), 'term')} read are each in "
-                            f"{int(df.min()):,} to {int(df.max()):,} of the {documents:,} {plural(documents, 'document')}; "
+            terms = f"{len(df):,} {plural(len(df), 'term')}"
+            raise DataError(f"no terms remain after pruning: the {terms} read are each in {int(df.min()):,} to "
+                            f"{int(df.max()):,} of the {documents:,} {plural(documents, 'document')}; "
                             "lower --min-df or raise --max-df")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
