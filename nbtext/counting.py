@@ -195,10 +195,13 @@ class ColumnBlocks:
             return out
         started = np.zeros(self.n_rows, dtype=np.uint8)
         data = np.ascontiguousarray(data, dtype=np.float64)
+        rows = np.empty(self.width * k)  # each block's weights in C order, in one buffer
         for block, by_feature in enumerate(by_feature_blocks):
             runs = slice(self.block_runs[block], self.block_runs[block + 1])
+            contiguous = rows[:by_feature.size].reshape(by_feature.shape)
+            np.copyto(contiguous, by_feature)
             _sparsedot.dot_runs(self.run_row[runs], self.run_start[runs], self.run_end[runs], self.indices, data,
-                                np.ascontiguousarray(by_feature, dtype=np.float64), k, out, started)
+                                contiguous, k, out, started)
         return out
 
 
