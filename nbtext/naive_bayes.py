@@ -28,10 +28,11 @@ class NaiveBayes:
     - ``_statistic(X)``: what is counted per class from a document matrix (the counts
       themselves, or presence for Bernoulli);
     - ``_prepare()``: cheap per-class aggregates of ``feature_count_`` and ``class_count_``;
-    - ``_log_prob_of(counts)``: ``feature_log_prob_`` for some columns only, from their
-      ``feature_count_`` (classes x columns, dense), and ``_weights_of(counts)``/``_jll_bias()``,
-      with which a document scores ``x @ weights.T + bias``; each column's weights depend on
-      its own counts and the aggregates alone;
+    - ``_log_prob_of(counts, out=None)``: ``feature_log_prob_`` for some columns only, from
+      their ``feature_count_`` (classes x columns, dense), and ``_weights_of(counts, out=None)``/
+      ``_jll_bias()``, with which a document scores ``x @ weights.T + bias``; each column's
+      weights depend on its own counts and the aggregates alone. Given ``out`` (the shape of
+      ``counts``), the result is made in it;
     - ``_feature_scores()``, the per-class score of each feature used by ``top_features``
       (how much a feature raises the class);
     - ``empty_answer``: what a document with none of the model's words is classified by (it
