@@ -170,16 +170,17 @@ class ColumnBlocks:
     @classmethod
     def of(cls, matrix: CountMatrix, width: int) -> ColumnBlocks | None:
         """The blocks of ``matrix``, or None (see above)."""
-        inside = np.ones(len(matrix.indices), dtype=bool)
-        inside[matrix.indptr[:-1][matrix.indptr[:-1] < len(inside)]] = False  # a row's first value
-        if _sparsedot is None or np.any(inside[1:] & (matrix.indices[1:] <= matrix.indices[:-1])):
+        if _sparsedot is None:
             return None
+        rows = matrix.row_ids()
+        if np.any((rows[1:] == rows[:-1]) & (matrix.indices[1:] <= matrix.indices[:-1])):
+            return None  # a row's values out of column order
         block = matrix.indices.astype(np.int64) // width
         n_blocks = -(-matrix.n_features // width)
         # Stable, so each block keeps the rows' order and each row its values' (a radix sort
         # where the block numbers fit 16 bits).
         order = np.argsort(block.astype(np.uint16) if n_blocks <= 1 << 16 else block, kind="stable")
-        rows = matrix.row_ids()[order]
+        rows = rows[order]
         block = block[order]
         starts = np.flatnonzero(run_starts(block * matrix.shape[0] + rows))
         ends = np.append(starts[1:], len(order))

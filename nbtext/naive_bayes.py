@@ -527,7 +527,8 @@ class SharedColumns:
         # still there, not written out whole and read back (None: the product over all at once).
         large = len(columns) * len(core.classes_) * 8 > _BLOCKED_WEIGHTS
         self.blocks = ColumnBlocks.of(self.X, _ROWS_BLOCK) if large else None
-        self.data = None if self.blocks is None else self.X.data[self.blocks.order]
+        # X's values in block order: the statistic of Multinomial and Complement NB.
+        self.block_data = None if self.blocks is None else self.X.data[self.blocks.order]
 
     def predict_log_proba(self, core: NaiveBayes) -> np.ndarray:
         """``core.predict_log_proba(X)``, for a core fitted on the sums these were made from."""
@@ -539,7 +540,7 @@ class SharedColumns:
             core._put_weight_rows(self.counts, weights)
             jll = statistic.dot_by_feature(weights)
         else:
-            data = self.data if statistic is self.X else statistic.data[self.blocks.order]
+            data = self.block_data if statistic is self.X else statistic.data[self.blocks.order]
             jll = self.blocks.dot(data, core._weight_row_blocks(self.counts), len(core.classes_))
         jll += core._jll_bias()
         return jll - _logsumexp(jll)[:, None]
