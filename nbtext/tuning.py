@@ -162,7 +162,7 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     True
     >>> read_grid('{"alpha": [0.1, 0]}')
     Traceback (most recent call last):
-    nbtext.errors.DataError: alpha 0: the smoothing must be a number above 0, e.g. 0.1
+    nbtext.errors.DataError: alpha 0: the smoothing must be a finite number above 0, e.g. 0.1
     >>> read_grid('{"idf": ["false"]}')
     Traceback (most recent call last):
     nbtext.errors.DataError: idf "false": use true or false (JSON, no quotes)
@@ -212,8 +212,9 @@ def _grid_value(key: str, value: Any) -> Any:
     if key in ("ngram_range", "char_ngrams"):
         if value is None and key == "char_ngrams":
             return None
-        if not (isinstance(value, list) and len(value) == 2 and all(map(is_count, value))):
-            raise DataError(f"{key} {shown}: use [MIN, MAX] lengths, e.g. [1, 2]"
+        if not (isinstance(value, list) and len(value) == 2 and all(map(is_count, value))
+                and 1 <= value[0] <= value[1]):
+            raise DataError(f"{key} {shown}: use [MIN, MAX] lengths, 1 <= MIN <= MAX, e.g. [1, 2]"
                             + (", or null for none" if key == "char_ngrams" else ""))
         return tuple(value)
     if key in ("min_df", "max_df") and not (is_count(value) and value >= 0
@@ -221,7 +222,7 @@ def _grid_value(key: str, value: Any) -> Any:
         raise DataError(f"{key} {shown}: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)")
     if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool)
                                and 0 < value < math.inf):  # JSON reads NaN and Infinity too
-        raise DataError(f"alpha {shown}: the smoothing must be a number above 0, e.g. 0.1")
+        raise DataError(f"alpha {shown}: the smoothing must be a finite number above 0, e.g. 0.1")
     return value
 
 

@@ -800,8 +800,9 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     bad = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"beta": [1]}'], expect=2)
     assert "unknown setting 'beta'" in bad.stderr
     negative = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"alpha": [0.1, -1]}'], expect=2)
-    assert negative.stderr.endswith("Error: Invalid value for --grid: alpha -1: the smoothing must be a number "
-                                    "above 0, e.g. 0.1\n")  # it was a ValueError traceback, after all the reading
+    # This was a ValueError traceback, after all the reading.
+    assert negative.stderr.endswith("Error: Invalid value for --grid: alpha -1: the smoothing must be a finite "
+                                    "number above 0, e.g. 0.1\n")
 
 
 def test_a_setting_that_prunes_every_term_is_scored_by_the_priors_not_fatal(tmp_path):
@@ -896,8 +897,13 @@ def test_training_data_without_a_word_is_refused(tmp_path):
 @pytest.mark.parametrize("grid, message", [
     ('{"idf": ["false"]}', 'idf "false": use true or false (JSON, no quotes)'),  # was a true string: IDF on
     ('{"norm": [0]}', "norm 0: use true or false (JSON, no quotes)"),
-    ('{"ngram_range": [2]}', "ngram_range 2: use [MIN, MAX] lengths, e.g. [1, 2]"),  # a TypeError traceback
-    ('{"char_ngrams": [[3]]}', "char_ngrams [3]: use [MIN, MAX] lengths, e.g. [1, 2], or null for none"),
+    ('{"ngram_range": [2]}', "ngram_range 2: use [MIN, MAX] lengths, 1 <= MIN <= MAX, e.g. [1, 2]"),  # a TypeError
+    ('{"char_ngrams": [[3]]}', "char_ngrams [3]: use [MIN, MAX] lengths, 1 <= MIN <= MAX, e.g. [1, 2], or null for "
+                               "none"),
+    # These two were found only after all the reading.
+    ('{"ngram_range": [[2, 1]]}', "ngram_range [2, 1]: use [MIN, MAX] lengths, 1 <= MIN <= MAX, e.g. [1, 2]"),
+    ('{"char_ngrams": [[0, 4]]}', "char_ngrams [0, 4]: use [MIN, MAX] lengths, 1 <= MIN <= MAX, e.g. [1, 2], or null "
+                                  "for none"),
     ('{"min_df": ["2"]}', 'min_df "2": use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)'),
     ('{"max_df": [1.5]}', "max_df 1.5: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)"),
     ('{"maxdf": [0.5]}', "unknown setting 'maxdf' (did you mean 'max_df'?); use ['alpha', "),
@@ -907,8 +913,9 @@ def test_training_data_without_a_word_is_refused(tmp_path):
     ('{"tf": ["lg"]}', 'tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)'),
     ('{"doc_norm": ["l1"]}', 'doc_norm "l1": use one of null, "l2"'),
     ('{"tokens": ["word"]}', 'tokens "word": use one of "words", "all-words", "joined" (did you mean "words"?)'),
-    ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a number above 0, e.g. 0.1"),  # JSON takes it
-    ('{"alpha": [NaN]}', "alpha NaN: the smoothing must be a number above 0, e.g. 0.1"),
+    # JSON takes these two.
+    ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a finite number above 0, e.g. 0.1"),
+    ('{"alpha": [NaN]}', "alpha NaN: the smoothing must be a finite number above 0, e.g. 0.1"),
 ])
 def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message):
     result = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", grid], expect=2)
@@ -1108,6 +1115,11 @@ def test_counts_of_one_read_as_one(tmp_path, tickets_model):
     report = json.loads(run(["eval", tickets_model, tmp_path / "test", "--format", "json"]).stdout)
     assert report["n_unknown_label"] == 1 and report["unknown_labels"] == {"returns": 1}
     assert report["n_documents"] == 121
+    (tmp_path / "returns").mkdir()
+    shutil.move(tmp_path / "test" / "returns", tmp_path / "returns" / "returns")
+    alone = run(["eval", tickets_model, tmp_path / "returns"]).stdout.splitlines()
+    assert alone[0] == "accuracy 0.0000   macro F1 0.0000   log loss n/a   documents 1"
+    assert json.loads(run(["eval", tickets_model, tmp_path / "returns", "--format", "json"]).stdout)["log_loss"] is None
 
 
 def test_train_test_split_reports_held_out_score(tmp_path):
