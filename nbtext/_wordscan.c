@@ -212,7 +212,9 @@ static PyObject *intern(PyObject *self, PyObject *args)
 }
 
 /* Record the run text[start:end], without the joining bytes at its ends (kind 2), if `shortest`
- * or more bytes are left: its word number and its document; -1 if the table is full. */
+ * (1 or 2) or more characters are left: its word number and its document; -1 if the table is
+ * full. The text is UTF-8, so a run of 2 to 4 bytes is one character where its first byte
+ * begins a character of that many bytes. */
 static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, Py_ssize_t start, Py_ssize_t end,
                               const uint8_t *kind, int joins, int shortest, const int64_t *doc, Py_ssize_t n_docs,
                               Py_ssize_t *d, int64_t *number, int64_t *row, Py_ssize_t found)
@@ -225,6 +227,11 @@ static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, 
     }
     if (end - start < shortest)
         return found;
+    if (shortest > 1 && end - start <= 4) {
+        uint8_t lead = text[start];
+        if (end - start == (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0))
+            return found;
+    }
     while (*d + 1 < n_docs && doc[*d + 1] <= start)
         ++*d;
     if ((number[found] = find(t, text + start, end - start, n_text - start)) == FULL)
@@ -236,9 +243,10 @@ static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, 
 PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, shortest, doc_starts, store, starts, lengths, slots, numbers, rows,"
              " added) -> (n, n_added)\n\n"
              "Write the word number and the document of each run of `shortest` (1 or 2) or more word\n"
-             "bytes of buffer into numbers and rows (int64, buffer's length // 2 + 1 each); return how\n"
-             "many runs there were. byte_kind gives each byte value's kind: 1 a word byte, 2 a joining\n"
-             "byte (a run goes on through it, but never begins or ends with it), 0 neither.\n"
+             "characters of buffer (UTF-8) into numbers and rows (int64, buffer's length // 2 + 1\n"
+             "each); return how many runs there were. byte_kind gives each byte value's kind: 1 a\n"
+             "word byte, 2 a joining byte (a run goes on through it, but never begins or ends with\n"
+             "it), 0 neither.\n"
              "With added empty, the table is fixed: a word not in it is numbered -1. Else it\n"
              "grows: such a word is numbered after the table's, and its (start, length) in buffer\n"
              "written to added (int64 pairs), n_added of them; n is -1 if added has no room left\n"
@@ -255,7 +263,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
     Py_ssize_t found = 0;
     int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
     if (ok && (shortest < 1 || shortest > 2)) {
-        PyErr_SetString(PyExc_ValueError, "scan's shortest run is 1 or 2 bytes");
+        PyErr_SetString(PyExc_ValueError, "scan's shortest run is 1 or 2 characters");
         ok = 0;
     }
     if (ok && (byte_kind.len != 256 || doc_starts.len % 8 || numbers.len < 8 * (buffer.len / 2 + 1)

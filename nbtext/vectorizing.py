@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import TOKENIZERS, Analyzer
+from .analysis import Analyzer
 from .cores import run_ahead
 from .counting import (CountMatrix, GrowingVocabulary, PackedTerms, count_features, count_matrix, pack_terms,
                        run_starts, sorted_union)
@@ -37,16 +38,19 @@ try:
 except ImportError:  # built without a C compiler: numpy finds a fixed table's words too
     _wordscan = None
 
-#: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because only
-#: the tokens of a non-ASCII document reach the buffer, each already a whole word.
+#: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because the
+#: buffer's non-ASCII characters that are not word characters are blanked (``_blank_non_words``).
 _WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128, dtype=np.uint8)
 #: Each byte's kind, by ``Analyzer.tokens``: 1 a word byte, 2 a byte that joins two word bytes
 #: into one token (never at a token's ends), 0 neither.
 BYTE_KINDS = {"words": _WORD_BYTE, "all-words": _WORD_BYTE,
               "joined": _WORD_BYTE + 2 * np.isin(np.arange(256), list(b".@'-")).astype(np.uint8)}
-#: The fewest bytes of a token, by ``Analyzer.tokens`` (a non-ASCII document's tokens are whole
-#: already, and never shorter in bytes than in characters).
+#: The fewest characters of a token, by ``Analyzer.tokens``: 1 or 2, and a run of 2 bytes or more
+#: that is one character (``_UTF8_SIZE``) is one character.
 SHORTEST = {"words": 2, "all-words": 1, "joined": 2}
+#: The bytes of the UTF-8 character a byte begins: 2 to 4 for a lead byte, else 0 (ASCII bytes
+#: and continuation bytes).
+_UTF8_SIZE = np.array([0] * 192 + [2] * 32 + [3] * 16 + [4] * 8 + [0] * 8, dtype=np.int64)
 #: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _PAD = 8
@@ -307,7 +311,7 @@ class WordTable:
         """The tokens of ``texts``, found and keyed (for the compiled scanner, just the byte
         buffer): the half of ``count`` that reads nothing of this table, so that another
         thread can do it for the next batch meanwhile."""
-        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase, TOKENIZERS[self.analyzer.tokens])
+        buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
         if self._scanned is not None:
             return Buffered(buffer, doc_starts)
         starts, lengths = _token_spans(buffer, self._kind, self._shortest)
@@ -550,29 +554,65 @@ class _SortedMap:
         self.values = np.insert(self.values, at, values[order])
 
 
-def _buffer(texts: Sequence[str], lowercase: bool, tokenize: Callable[[str], list[str]],
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """The batch as one byte array (documents split by NUL, 8 NULs after), and where each
-    document starts in it. ASCII documents go in whole; the rare other ones go in as their
-    tokens (found by ``tokenize``, Unicode-aware), NUL-separated, in UTF-8."""
-    pieces = []
+def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The batch as one byte array of UTF-8 (documents split by NUL, 8 NULs after), and where
+    each document starts in it; its non-ASCII characters that are not word characters blanked,
+    so that the runs of word bytes are the runs of Unicode word characters."""
+    pieces, ascii = [], True
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"documents must be str, not {type(text).__name__}; decode bytes first")
         if lowercase:
             text = text.lower()
-        if text.isascii():
+        if text.isascii():  # a flag Python keeps: no pass over the text
             pieces.append(text.encode("ascii"))
         else:
-            pieces.append("\x00".join(tokenize(text)).encode("utf-8", "surrogatepass"))
+            ascii = False
+            pieces.append(text.encode("utf-8", "surrogatepass"))
     sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
     doc_starts = np.cumsum(sizes) - sizes
-    return np.frombuffer(b"\x00".join(pieces) + b"\x00" * _PAD, dtype=np.uint8), doc_starts
+    joined = b"\x00".join(pieces) + b"\x00" * _PAD
+    if ascii:
+        return np.frombuffer(joined, dtype=np.uint8), doc_starts
+    buffer = np.frombuffer(bytearray(joined), dtype=np.uint8)
+    _blank_non_words(buffer)
+    return buffer, doc_starts
+
+
+def _blank_non_words(buffer: np.ndarray) -> None:
+    """Overwrite with spaces the bytes of each non-ASCII character of ``buffer`` (UTF-8) that is
+    not a word character to Python's regular expressions (``’``, ``—``, a no-break space, a
+    combining accent, a lone surrogate), numpy over the non-ASCII bytes alone: the regex
+    engine's pass over a document took twice as long as counting it."""
+    high = np.flatnonzero(buffer >= 0x80)
+    if not len(high):
+        return
+    leads = high[buffer[high] >= 0xC0]
+    size = _UTF8_SIZE[buffer[leads]]
+    code = buffer[leads].astype(np.int64) & (0x7F >> size)  # the lead byte's bits of the code point
+    for k in range(1, 4):  # then 6 bits from each continuation byte (the padding keeps leads + 3 inside)
+        more = size > k
+        code = np.where(more, code << 6 | (buffer[leads + k].astype(np.int64) & 0x3F), code)
+    distinct, inverse = np.unique(code, return_inverse=True)
+    word = np.fromiter(map(_is_word_character, distinct.tolist()), dtype=bool, count=len(distinct))
+    blank = ~word[inverse]
+    starts, sizes = leads[blank], size[blank]
+    offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    buffer[np.repeat(starts, sizes) + offsets] = ord(" ")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _is_word_character(code: int) -> bool:
+    """Whether the character ``code`` is one ``\\w`` matches."""
+    return _WORD_CHARACTER.match(chr(code)) is not None
+
+
+_WORD_CHARACTER = re.compile(r"\w")
 
 
 def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
     """Start and length of every token: each run of word bytes, and of joining bytes between
-    them where ``kind`` has those (see ``BYTE_KINDS``), ``shortest`` or more bytes long."""
+    them where ``kind`` has those (see ``BYTE_KINDS``), ``shortest`` (1 or 2) or more characters long."""
     # The changes between run and other bytes alternate: a run's start, its end (the padding
     # ends the last run).
     kinds = kind[buffer]
@@ -585,7 +625,11 @@ def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[n
         starts, ends = next_word[starts], last_word[ends - 1] + 1
     lengths = ends - starts
     long_enough = lengths >= shortest
-    return starts[long_enough], lengths[long_enough]
+    starts, lengths = starts[long_enough], lengths[long_enough]
+    if shortest > 1:  # a run of 2 to 4 bytes can be one character
+        wide = lengths != _UTF8_SIZE[buffer[starts]]
+        starts, lengths = starts[wide], lengths[wide]
+    return starts, lengths
 
 
 def _distinct(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -224,7 +224,8 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
 @settings(max_examples=200, deadline=None)
 @given(
     texts=st.lists(
-        st.lists(st.sampled_from(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
+        st.lists(st.sampled_from(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n’—\xa0\u0301²"
+                                      "\U0001d7d8\U0001f600") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
                  max_size=40).map("".join),
         min_size=1, max_size=8,
     ),
@@ -232,8 +233,9 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
     scanner=st.sampled_from(["compiled", "numpy"]),
 )
 def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
-    """Word characters in and out of ASCII, NUL, a lone surrogate, long runs that get hashed,
-    letters that change length when lowercased; in one batch and one by one."""
+    """Word characters in and out of ASCII, of 1 to 4 bytes in UTF-8 (中, 𝟘), characters that
+    are not (’, —, a no-break space, a combining accent, 😀), NUL, a lone surrogate, long runs
+    that get hashed, letters that change length when lowercased; in one batch and one by one."""
     plain_rows, fast_rows, _ = plain_and_fast(ANALYZERS[name], [texts], scanner)
     assert plain_rows == fast_rows
     assert plain_and_fast(ANALYZERS[name], [[t] for t in texts], scanner)[:2] == (plain_rows, fast_rows)
@@ -241,9 +243,9 @@ def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
 
 @settings(max_examples=100, deadline=None)
 @given(
-    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz.@")), min_size=1, max_size=12), min_size=1, max_size=30,
-                   unique=True),
-    texts=st.lists(st.text(st.sampled_from(list("abé9_xyz .@-")), max_size=60), min_size=1, max_size=5),
+    terms=st.lists(st.text(st.sampled_from(list("abé9_xyz.@中")), min_size=1, max_size=12), min_size=1,
+                   max_size=30, unique=True),
+    texts=st.lists(st.text(st.sampled_from(list("abé9_xyz .@-中’")), max_size=60), min_size=1, max_size=5),
     tokens=st.sampled_from(["words", "all-words", "joined"]),
 )
 def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts, tokens):
@@ -330,7 +332,7 @@ def test_the_compiled_scanner_keeps_one_byte_runs_for_all_words():
     assert analyzer(text.decode().replace("\x00", " ")) == ["a", "x", "ab", "don", "t"]
     assert scan(2) == (["ab", None], [0, 1])
     for shortest in (0, 3):
-        with pytest.raises(ValueError, match="shortest run is 1 or 2 bytes"):
+        with pytest.raises(ValueError, match="shortest run is 1 or 2 characters"):
             scan(shortest)
 
 
