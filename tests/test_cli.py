@@ -523,7 +523,12 @@ def test_ctrl_c_stops_a_shell_loop(tickets_model, tmp_path):
         assert shell.stdout.readline() == "shipping\n"  # predict is running, waiting for more lines
         os.killpg(shell.pid, signal.SIGINT)  # what Ctrl-C does: the signal to the terminal's whole group
         time.sleep(0.5)
-    rest, _ = shell.communicate(timeout=60)  # the loop going on would read the fifo again to its end
+    try:
+        rest, _ = shell.communicate(timeout=60)  # the loop going on would wait for the fifo again
+    except subprocess.TimeoutExpired:  # say what was left running and what nbtext said, then stop it
+        left = subprocess.run(["ps", "-o", "pid,stat,args", "-g", str(shell.pid)], capture_output=True, text=True)
+        os.killpg(shell.pid, signal.SIGKILL)
+        raise AssertionError(f"still running after Ctrl-C:\n{left.stdout}\nstderr: {(tmp_path / 'err').read_text()!r}")
     assert rest == ""
     assert shell.returncode == -signal.SIGINT
     assert (tmp_path / "err").read_text() == "\nAborted!\n"
