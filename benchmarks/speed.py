@@ -1,6 +1,7 @@
 """Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
 
-    python benchmarks/speed.py [--runs 5] [--cold-runs 20] [--default-model-only | --mail-only | --in-memory-only]
+    python benchmarks/speed.py [--runs 5] [--cold-runs 20]
+                               [--default-model-only | --char-only | --mail-only | --in-memory-only]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
@@ -8,7 +9,8 @@ cores, and with --jobs 1), CountVectorizer()+MultinomialNB() and
 HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are checked equal.
 nbtext's default model (word uni- and bigrams, one-letter words kept) on 20news, next to
 CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2) given the same token pattern, and
-the same with --tokens words (the pipeline's own pattern) and --tokens joined. Prediction throughput on
+the same with --tokens words (the pipeline's own pattern) and --tokens joined. Character n-grams
+(--analyzer char_wb --ngram-range 2,4) on 20news next to the same pipeline's. Prediction throughput on
 20news-bydate/test in memory (median of --runs), as it is and with typographic quotes and dashes
 (every document non-ASCII), and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
@@ -68,8 +70,9 @@ from sklearn.pipeline import make_pipeline
 vec = {"count": CountVectorizer(), "hashing": HashingVectorizer(alternate_sign=False, norm=None),
        "all-words": CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
        "words": CountVectorizer(ngram_range=(1, 2)),
-       "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern)}[sys.argv[1]]
-nb = ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined") else MultinomialNB()
+       "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern),
+       "char_wb": CountVectorizer(analyzer="char_wb", ngram_range=(2, 4))}[sys.argv[1]]
+nb = ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined", "char_wb") else MultinomialNB()
 pipe = make_pipeline(vec, nb).fit([d.text for d in docs], [d.label for d in docs])
 seconds = time.perf_counter() - start
 import joblib
@@ -236,6 +239,26 @@ def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> P
     return scratch / "all-words.joblib"
 
 
+def char_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
+    """Print the table of character n-grams (``--analyzer char_wb --ngram-range 2,4``, nbtext's
+    other options as they come) next to the same pipeline's vectorizer; the vocabularies
+    checked equal."""
+    print(f"\n| character n-grams, 2 to 4 | {columns} | CountVectorizer(analyzer='char_wb', ngram_range=(2, 4))"
+          "+ComplementNB | ratio (each nbtext column) |")
+    print("|---|---|---|---|---|---|")
+    model = scratch / "char_wb.joblib"
+    commands = nbtext_train_commands([news / "train"], model, ["--analyzer", "char_wb", "--ngram-range", "2,4"])
+    commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, "char_wb", str(news / "train")],
+                           {"OUT": str(scratch / "char_wb-sklearn.joblib")})
+    timings = alternating(commands, runs)
+    sklearn = timings["sklearn"]
+    sklearn_terms = len(joblib.load(scratch / "char_wb-sklearn.joblib")[0].vocabulary_)
+    assert len(Model.load(model).terms) == sklearn_terms, "char_wb: the vocabularies differ"
+    print(f"| 20news train: wall time (median of {runs}), peak RSS | "
+          + " | ".join(cell(timings[jobs]) for jobs in JOBS)
+          + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
+
+
 def mail_table(enron: Path, scratch: Path, runs: int) -> None:
     """Print the table of predict on mail: all of enron-spam (33,716 messages) as message
     files and as one mbox, scored by a filter trained on enron1, in one process and with
@@ -312,6 +335,7 @@ def main() -> None:
     parser.add_argument("--stream-mb", type=int, default=1024, help="size of the stdin stream to predict")
     parser.add_argument("--default-model-only", action="store_true", help="only the default model's table")
     parser.add_argument("--mail-only", action="store_true", help="only the table of predict on mail")
+    parser.add_argument("--char-only", action="store_true", help="only the table of character n-grams")
     parser.add_argument("--in-memory-only", action="store_true",
                         help="only the table of prediction in memory (the two models trained once, untimed)")
     args = parser.parse_args()
@@ -327,6 +351,9 @@ def main() -> None:
         return
     if args.mail_only:
         mail_table(enron, scratch, args.runs)
+        return
+    if args.char_only:
+        char_table(news, scratch, columns, args.runs)
         return
     if args.in_memory_only:
         ours, theirs = scratch / "ours.joblib", scratch / "theirs.joblib"
@@ -357,6 +384,7 @@ def main() -> None:
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
 
     default_model = default_model_table(news, scratch, columns, args.runs)
+    char_table(news, scratch, columns, args.runs)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     in_memory_table(news, ours, theirs, args.runs)

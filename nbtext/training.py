@@ -18,16 +18,26 @@ from .errors import DataError
 from .model import Model
 from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, Reading
 from .readers.report import labels_of, plural
-from .vectorizing import Vectorizer
+from .vectorizing import Vectorizer, supports
 
 BATCH_SIZE = 1000
 _Batch = tuple[list[str], list[str]]
 
 
-#: With ``jobs=None``, worker processes join in only past this many bytes of documents: below it
-#: one process, with its reading and token-finding threads, is as fast or faster, since starting
-#: workers and merging their counts costs more than it saves (measured in benchmarks/speed.py).
+#: With ``jobs=None``, worker processes join in only past this many bytes of documents, where
+#: the word path counts: below it one process, with its reading and token-finding threads, is as
+#: fast or faster, since starting workers and merging their counts costs more than it saves
+#: (measured in benchmarks/speed.py).
 PROCESSES_AFTER_BYTES = 64 << 20
+
+
+def workers_start_after(analyzer: Analyzer) -> int:
+    """Bytes of documents after which worker processes join in by default: PROCESSES_AFTER_BYTES
+    where the word path counts (in C, beside threads that read and find tokens), none where the
+    analyzer takes the plain path (a Python string per feature, on one core), which workers pay
+    for from the first batch: character 2- to 4-grams of 20news trained in 15.2 s with two
+    processes against 24.1 s with one (benchmarks/speed.py --char-only)."""
+    return PROCESSES_AFTER_BYTES if supports(analyzer) else 0
 
 
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
@@ -37,7 +47,7 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
 
     ``jobs`` > 1 starts that many - 1 worker processes after the first batch, which count
     beside this one; ``None`` means one per core, started once more than
-    PROCESSES_AFTER_BYTES have come. When ``documents`` is a corpus's Reading, the workers read
+    ``workers_start_after(analyzer)`` bytes have come. When ``documents`` is a corpus's Reading, the workers read
     the folders' files themselves, and parse the messages of mbox files and maildirs.
     """
     if jobs == 1 or (jobs is None and available_cores() == 1):
@@ -50,7 +60,7 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
     else:
         batches, report = _chunks(documents), None
     return count_in_processes(batches, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs or available_cores(),
-                              report=report, start_after=PROCESSES_AFTER_BYTES if jobs is None else 0)
+                              report=report, start_after=workers_start_after(analyzer) if jobs is None else 0)
 
 
 def _chunks(documents: Iterable[Document]) -> Iterator[list[Document]]:

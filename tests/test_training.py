@@ -395,3 +395,21 @@ def test_hashed_counts_are_the_word_counts_folded_into_buckets(sms_halves, tmp_p
     assert "hashes its features into 1,024 buckets (--hash-features): it keeps no words" in refused.stderr
     bad = run(["train", sms_halves / "a.tsv", "-o", tmp_path / "x", "--hash-features", "lots"], expect=2)
     assert "expected a bucket count, e.g. 1048576 or 2**20" in bad.stderr
+
+
+def test_workers_join_from_the_start_where_python_makes_each_feature():
+    """By default workers wait for 64 MB where the word path counts in C, but not where the
+    analyzer's features are Python strings (char n-grams, hashing, word trigrams): there one
+    core is the limit, and two processes trained 20news's character 2- to 4-grams in 15.2 s
+    against 24.1 s. Counted so on real SMS, the counts are one process's."""
+    from nbtext.analysis import Analyzer
+    from nbtext.training import PROCESSES_AFTER_BYTES, count_all, workers_start_after
+
+    plain = [Analyzer(analyzer="char_wb", ngram_range=(2, 4)), Analyzer(char_ngrams=(2, 3)),
+             Analyzer(hash_features=1 << 10), Analyzer(ngram_range=(1, 3))]
+    assert [workers_start_after(analyzer) for analyzer in plain] == [0, 0, 0, 0]
+    assert workers_start_after(Analyzer(tokens="joined", ngram_range=(1, 2))) == PROCESSES_AFTER_BYTES
+    docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))[:2500]
+    analyzer = plain[0]
+    assert_same_counts(count_all(docs, analyzer, tf="log", doc_norm=None, jobs=None).to_dict(),
+                       count_all(docs, analyzer, tf="log", doc_norm=None, jobs=1).to_dict())
