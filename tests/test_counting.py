@@ -44,6 +44,22 @@ def test_analyzer_equals_scikit_learn(mixed_documents, ours, theirs):
         assert mine(doc.text) == oracle(doc.text), doc.source
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from(["a", "ab", "Éé", "x" * 19, "y" * 20, "z" * 21, "中文", " ", "  ", "\t",
+                                             "\n", "\xa0", "\u2003", "\x1c", "."]), max_size=30).map("".join),
+                   min_size=1, max_size=4),
+    ngram_range=st.sampled_from([(1, 1), (1, 3), (2, 5), (3, 3)]),
+)
+def test_char_wb_equals_scikit_learn_on_any_text(texts, ngram_range):
+    """Words at and around the length above which a word's n-grams are not kept for the next
+    time (20), Unicode spaces; each text twice, the second time from the kept n-grams."""
+    mine = Analyzer(analyzer="char_wb", ngram_range=ngram_range)
+    oracle = CountVectorizer(analyzer="char_wb", ngram_range=ngram_range).build_analyzer()
+    for text in texts + texts:
+        assert mine(text) == oracle(text)
+
+
 @pytest.mark.parametrize("given_text, message", [
     (["where is my parcel", "refund please"], "not a list; call it once per document"),
     (b"where is my parcel", "not bytes; decode bytes first"),

@@ -400,8 +400,8 @@ def test_hashed_counts_are_the_word_counts_folded_into_buckets(sms_halves, tmp_p
 def test_workers_join_from_the_start_where_python_makes_each_feature():
     """By default workers wait for 64 MB where the word path counts in C, but not where the
     analyzer's features are Python strings (char n-grams, hashing, word trigrams): there one
-    core is the limit, and two processes trained 20news's character 2- to 4-grams in 15.2 s
-    against 24.1 s. Counted so on real SMS, the counts are one process's."""
+    core is the limit, and two processes trained 20news's character 2- to 4-grams in 11.7 s
+    against 19.0 s. Counted so on real SMS, the counts are one process's."""
     from nbtext.analysis import Analyzer
     from nbtext.training import PROCESSES_AFTER_BYTES, count_all, workers_start_after
 
