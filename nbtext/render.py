@@ -144,10 +144,10 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
 
     out = console(file, width=width)
     loss = report["log_loss"]
-    # Lines of text are not wrapped to the console's width (80 columns into a file): a grep for
-    # one must find all of it.
     # With no document of a class the model knows, there is no log loss to give (null in JSON).
     loss_text = "n/a" if math.isnan(loss) else f"{loss:.4f}"
+    # Lines of text are not wrapped to the console's width (80 columns into a file): a grep for
+    # one must find all of it.
     out.print(f"accuracy {report['accuracy']:.4f}   macro F1 {report['macro_f1']:.4f}   "
               f"log loss {loss_text}   documents {report['n_documents']:,}", soft_wrap=True)
     if report["n_unknown_label"]:

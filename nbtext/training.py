@@ -47,8 +47,9 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
 
     ``jobs`` > 1 starts that many - 1 worker processes after the first batch, which count
     beside this one; ``None`` means one per core, started once more than
-    ``workers_start_after(analyzer)`` bytes have come. When ``documents`` is a corpus's Reading, the workers read
-    the folders' files themselves, and parse the messages of mbox files and maildirs.
+    ``workers_start_after(analyzer)`` bytes have come. When ``documents`` is a corpus's
+    Reading, the workers read the folders' files themselves, and parse the messages of mbox
+    files and maildirs.
     """
     if jobs == 1 or (jobs is None and available_cores() == 1):
         return count_batches(read_ahead(labelled(batch, None) for batch in _chunks(documents)), analyzer, tf=tf,

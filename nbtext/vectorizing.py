@@ -612,7 +612,8 @@ _WORD_CHARACTER = re.compile(r"\w")
 
 def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
     """Start and length of every token: each run of word bytes, and of joining bytes between
-    them where ``kind`` has those (see ``BYTE_KINDS``), ``shortest`` (1 or 2) or more characters long."""
+    them where ``kind`` has those (see ``BYTE_KINDS``), ``shortest`` (1 or 2) or more
+    characters long."""
     # The changes between run and other bytes alternate: a run's start, its end (the padding
     # ends the last run).
     kinds = kind[buffer]
@@ -627,8 +628,8 @@ def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[n
     long_enough = lengths >= shortest
     starts, lengths = starts[long_enough], lengths[long_enough]
     if shortest > 1:  # a run of 2 to 4 bytes can be one character
-        wide = lengths != _UTF8_SIZE[buffer[starts]]
-        starts, lengths = starts[wide], lengths[wide]
+        several = lengths != _UTF8_SIZE[buffer[starts]]
+        starts, lengths = starts[several], lengths[several]
     return starts, lengths
 
 
