@@ -206,6 +206,12 @@ def _word_ngrams(word: str, low: int, high: int) -> tuple[str, ...]:
 _CACHED_WORD = 20
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def is_word_character(code: int) -> bool:
+    """Whether the character ``code`` is one the tokenizers' ``\\w`` takes into a word."""
+    return _RUN.fullmatch(chr(code)) is not None
+
+
 def words(text: str) -> list[str]:
     """Runs of two or more Unicode word characters, in order."""
     if text.isascii():

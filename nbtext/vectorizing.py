@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import functools
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import Analyzer
+from .analysis import Analyzer, is_word_character
 from .cores import run_ahead
 from .counting import (CountMatrix, GrowingVocabulary, PackedTerms, count_features, count_matrix, pack_terms,
                        run_starts, sorted_union)
@@ -558,7 +557,7 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
     """The batch as one byte array of UTF-8 (documents split by NUL, 8 NULs after), and where
     each document starts in it; its non-ASCII characters that are not word characters blanked,
     so that the runs of word bytes are the runs of Unicode word characters."""
-    pieces, ascii = [], True
+    pieces, all_ascii = [], True
     for text in texts:
         if not isinstance(text, str):
             raise TypeError(f"documents must be str, not {type(text).__name__}; decode bytes first")
@@ -567,12 +566,12 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
         if text.isascii():  # a flag Python keeps: no pass over the text
             pieces.append(text.encode("ascii"))
         else:
-            ascii = False
+            all_ascii = False
             pieces.append(text.encode("utf-8", "surrogatepass"))
     sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
     doc_starts = np.cumsum(sizes) - sizes
     joined = b"\x00".join(pieces) + b"\x00" * _PAD
-    if ascii:
+    if all_ascii:
         return np.frombuffer(joined, dtype=np.uint8), doc_starts
     buffer = np.frombuffer(bytearray(joined), dtype=np.uint8)
     _blank_non_words(buffer)
@@ -594,20 +593,11 @@ def _blank_non_words(buffer: np.ndarray) -> None:
         more = size > k
         code = np.where(more, code << 6 | (buffer[leads + k].astype(np.int64) & 0x3F), code)
     distinct, inverse = np.unique(code, return_inverse=True)
-    word = np.fromiter(map(_is_word_character, distinct.tolist()), dtype=bool, count=len(distinct))
+    word = np.fromiter(map(is_word_character, distinct.tolist()), dtype=bool, count=len(distinct))
     blank = ~word[inverse]
     starts, sizes = leads[blank], size[blank]
     offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     buffer[np.repeat(starts, sizes) + offsets] = ord(" ")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _is_word_character(code: int) -> bool:
-    """Whether the character ``code`` is one ``\\w`` matches."""
-    return _WORD_CHARACTER.match(chr(code)) is not None
-
-
-_WORD_CHARACTER = re.compile(r"\w")
 
 
 def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
