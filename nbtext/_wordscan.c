@@ -6,6 +6,9 @@
  *   bytes (for joined tokens, runs that go on through joining bytes between word bytes) and
  *   looks its bytes up in that table, byte for byte (two words never merge); a growing table
  *   takes in the words it lacks;
+ * - scan_chars does the same for char_wb, whose words are each word's character n-grams: a
+ *   word with its spaces is a run of the buffer (Python puts one space between words), so
+ *   every n-gram is a span of it, found and taken in as scan's runs are;
  * - count turns each document's word numbers into its unigram and bigram columns (a second
  *   hash table, filled by build_pairs) and counts them, each row sorted; a growing table
  *   gives a new pair the next column;
@@ -240,6 +243,17 @@ static inline Py_ssize_t emit(Table *t, const uint8_t *text, Py_ssize_t n_text, 
     return found + 1;
 }
 
+/* Let a table grow from the batch in buffer: a word it lacks is written to added as its
+ * (start, length) in buffer; fixed where added is empty. */
+static void grow_into(Table *t, Py_buffer *buffer, Py_buffer *added)
+{
+    t->growing = added->len > 0;
+    t->n_added = 0;
+    t->room = added->len / 16;
+    t->batch = buffer->buf;
+    t->added = added->buf;
+}
+
 PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, shortest, doc_starts, store, starts, lengths, slots, numbers, rows,"
              " added) -> (n, n_added)\n\n"
              "Write the word number and the document of each run of `shortest` (1 or 2) or more word\n"
@@ -271,11 +285,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "scan arrays of the wrong size");
         ok = 0;
     }
-    t.growing = added.len > 0;
-    t.n_added = 0;
-    t.room = added.len / 16;
-    t.batch = buffer.buf;
-    t.added = added.buf;
+    grow_into(&t, &buffer, &added);
     if (ok) {
         const uint8_t *text = buffer.buf, *kind = byte_kind.buf;
         const int64_t *doc = doc_starts.buf;
@@ -317,6 +327,105 @@ static PyObject *scan(PyObject *self, PyObject *args)
     }
     PyBuffer_Release(&buffer);
     PyBuffer_Release(&byte_kind);
+    PyBuffer_Release(&doc_starts);
+    PyBuffer_Release(&store);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&slots);
+    PyBuffer_Release(&numbers);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&added);
+    return ok ? Py_BuildValue("nn", found, t.n_added) : NULL;
+}
+
+/* The start of the UTF-8 character after the one at p, or end. */
+static inline const uint8_t *next_character(const uint8_t *p, const uint8_t *end)
+{
+    for (p++; p < end && (*p & 0xC0) == 0x80; p++)
+        ;
+    return p;
+}
+
+PyDoc_STRVAR(scan_chars_doc, "scan_chars(buffer, low, high, doc_starts, store, starts, lengths, slots, numbers, rows,"
+             " added) -> (n, n_added)\n\n"
+             "As scan, for character n-grams: the words of buffer (UTF-8) are its runs of bytes other\n"
+             "than space and NUL, each with a space before and after it in buffer. Each word's n-grams of\n"
+             "low to high characters, the two spaces included, are found as scan finds words, in the\n"
+             "order of the words, then of n, then of where they start; a word of no more than n\n"
+             "characters with its spaces is one n-gram, whole, and ends its n-grams. numbers and rows\n"
+             "hold one int64 per n-gram; n is -2 if they are too short.");
+
+static PyObject *scan_chars(PyObject *self, PyObject *args)
+{
+    Py_buffer buffer, doc_starts, store, starts, lengths, slots, numbers, rows, added;
+    int low, high;
+    if (!PyArg_ParseTuple(args, "y*iiy*y*y*y*y*w*w*w*", &buffer, &low, &high, &doc_starts, &store, &starts, &lengths,
+                          &slots, &numbers, &rows, &added))
+        return NULL;
+    Table t;
+    Py_ssize_t found = 0;
+    int ok = table_of(&t, &store, &starts, &lengths, &slots) == 0;
+    if (ok && (low < 1 || high < low || doc_starts.len % 8 || numbers.len % 8 || rows.len != numbers.len
+               || added.len % 16)) {
+        PyErr_SetString(PyExc_ValueError, "scan_chars: bad n-gram range, or arrays of the wrong size");
+        ok = 0;
+    }
+    const uint8_t *text = buffer.buf, *end = text + buffer.len;
+    for (Py_ssize_t i = 0; ok && i < buffer.len; i++) {  /* every word has its spaces */
+        int inside = text[i] != ' ' && text[i] != 0;
+        if (inside && (i == 0 || i + 1 == buffer.len || text[i - 1] == 0 || text[i + 1] == 0)) {
+            PyErr_SetString(PyExc_ValueError, "scan_chars: a word without a space before and after it");
+            ok = 0;
+        }
+    }
+    grow_into(&t, &buffer, &added);
+    if (ok) {
+        const int64_t *doc = doc_starts.buf;
+        int64_t *number = numbers.buf, *row = rows.buf;
+        Py_ssize_t n_docs = doc_starts.len / 8, capacity = numbers.len / 8, d = 0;
+        Py_BEGIN_ALLOW_THREADS
+        const uint8_t *p = text;
+        while (found >= 0 && p < end) {
+            if (*p == ' ' || *p == 0) {
+                p++;
+                continue;
+            }
+            const uint8_t *first = p - 1, *last = p;  /* the word with its spaces: [first, last) */
+            while (*last != ' ' && *last != 0)
+                last++;
+            last++;
+            p = last;
+            while (d + 1 < n_docs && doc[d + 1] <= first - text)
+                d++;
+            for (int n = low; n <= high && found >= 0; n++) {
+                const uint8_t *a = first, *b = first;
+                for (int k = 0; k < n && b < last; k++)
+                    b = next_character(b, last);
+                int whole = b == last;
+                for (;;) {
+                    if (found == capacity) {
+                        found = -2;
+                        break;
+                    }
+                    int64_t word = find(&t, a, b - a, end - a);
+                    if (word == FULL) {
+                        found = -1;
+                        break;
+                    }
+                    number[found] = word;
+                    row[found++] = d;
+                    if (b == last)
+                        break;
+                    a = next_character(a, last);
+                    b = next_character(b, last);
+                }
+                if (whole)
+                    break;
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&buffer);
     PyBuffer_Release(&doc_starts);
     PyBuffer_Release(&store);
     PyBuffer_Release(&starts);
@@ -645,6 +754,7 @@ static PyObject *sort_words(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"intern", intern, METH_VARARGS, intern_doc},
     {"scan", scan, METH_VARARGS, scan_doc},
+    {"scan_chars", scan_chars, METH_VARARGS, scan_chars_doc},
     {"build_pairs", build_pairs, METH_VARARGS, build_pairs_doc},
     {"count", count, METH_VARARGS, count_doc},
     {"sort_words", sort_words, METH_VARARGS, sort_words_doc},

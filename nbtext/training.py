@@ -35,8 +35,8 @@ def workers_start_after(analyzer: Analyzer) -> int:
     """Bytes of documents after which worker processes join in by default: PROCESSES_AFTER_BYTES
     where the word path counts (in C, beside threads that read and find tokens), none where the
     analyzer takes the plain path (a Python string per feature, on one core), which workers pay
-    for from the first batch: character 2- to 4-grams of 20news trained in 11.7 s with two
-    processes against 19.0 s with one (benchmarks/speed.py --char-only)."""
+    for from the first batch: 20news trained with --hash-features in 7.0 s with two processes
+    against 9.7 to 10.0 s with one."""
     return PROCESSES_AFTER_BYTES if supports(analyzer) else 0
 
 

@@ -11,11 +11,15 @@ Where the compiled scanner (``_wordscan.c``) is built, it does a table's per-tok
 instead, for training's growing tables and for models' fixed ones alike; numpy's path is the
 fallback and the tests' oracle.
 
+With the compiled scanner, ``char_wb`` takes this path too: each word's character n-grams
+are the table's words, each counted alone (``scan_chars``), so no string is made for one.
+
 The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
-tests hold the paths equal on real corpora); analyzers this path does not cover (``char_wb``,
-character n-grams, hashing, n > 2) keep the plain path. Joined tokens are runs that go on
-through the joining bytes (``.``, ``@``, ``'``, ``-``), trimmed of those at their ends. A
-batch in which two different tokens share a hash is counted by the plain path too.
+tests hold the paths equal on real corpora); analyzers this path does not cover (character
+n-grams beside words, hashing, n > 2, and ``char_wb`` without the compiled scanner) keep the
+plain path. Joined tokens are runs that go on through the joining bytes (``.``, ``@``, ``'``,
+``-``), trimmed of those at their ends. A batch in which two different tokens share a hash is
+counted by the plain path too.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,9 +71,13 @@ TERMS_PER_BLOCK = 1 << 16
 
 
 def supports(analyzer: Analyzer) -> bool:
-    """Whether this path gives ``analyzer``'s features: tokens (either kind), n-grams of one or two."""
-    return (analyzer.analyzer == "word" and analyzer.char_ngrams is None and analyzer.hash_features is None
-            and analyzer.ngram_range[1] <= 2)
+    """Whether this path gives ``analyzer``'s features: tokens (either kind), n-grams of one or
+    two; or, with the compiled scanner, character n-grams inside words (``char_wb``)."""
+    if analyzer.hash_features is not None:
+        return False
+    if analyzer.analyzer == "char_wb":
+        return _wordscan is not None
+    return analyzer.char_ngrams is None and analyzer.ngram_range[1] <= 2
 
 
 class Vectorizer:
@@ -207,6 +216,13 @@ class WordTable:
     def __init__(self, analyzer: Analyzer, vocabulary: WordVocabulary | None = None) -> None:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
+        # char_wb: each word's character n-grams are the table's words, each its own column
+        # (the compiled scanner's ``scan_chars``); it has no stop words.
+        self._chars = analyzer.analyzer == "char_wb"
+        if self._chars and _wordscan is None:
+            raise ValueError("character n-grams are counted by a word table only with the compiled scanner")
+        low, high = (1, 1) if self._chars else analyzer.ngram_range
+        self._ngrams = (low == 1) | (high == 2) << 1  # as _wordscan.count takes them: 1 words, 2 pairs
         self._kind = BYTE_KINDS[analyzer.tokens]  # of each byte value: word, joining, neither
         self._shortest = SHORTEST[analyzer.tokens]
         if vocabulary is not None:
@@ -239,6 +255,8 @@ class WordTable:
         table = cls(analyzer)
         blob = pack_terms(terms)
         buffer = np.concatenate([blob, np.zeros(_PAD, dtype=np.uint8)])
+        if table._chars:
+            return table._for_character_terms(buffer, len(terms))
         starts, lengths = _token_spans(buffer, table._kind, table._shortest)
         spaces = blob == 32
         if len(starts) != len(terms) + spaces.sum() or lengths.sum() != len(blob) - spaces.sum() - (blob == 10).sum():
@@ -259,11 +277,28 @@ class WordTable:
             _wordscan.build_pairs(pairs, column[firsts], table._pair_slots)
         return table
 
+    def _for_character_terms(self, buffer: np.ndarray, n_terms: int) -> WordTable:
+        """``for_terms`` of a char_wb model's terms (packed in ``buffer``): each is one word of
+        the table, its column its position."""
+        newlines = np.flatnonzero(buffer[:len(buffer) - _PAD] == 10)
+        ends = np.append(newlines, len(buffer) - _PAD) if n_terms else newlines
+        starts = np.append(0, ends[:-1] + 1) if n_terms else ends
+        lengths = ends - starts
+        if len(starts) != n_terms or (lengths < 1).any() or not buffer[:len(buffer) - _PAD].all():
+            raise TokenClash  # a term with a newline or a NUL in it, or empty: not one this path makes
+        numbers = self._add_words(buffer, starts, lengths, n_terms)
+        if len(np.unique(numbers)) != n_terms:
+            raise TokenClash
+        self._unigram[numbers] = np.arange(n_terms)
+        self._n_columns = n_terms
+        self._pair_slots = np.full(2 << 4, -1, dtype=np.int64)  # none: n-grams are counted alone
+        return self
+
     def _add_words(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray, guess: int) -> np.ndarray:
         """Number a new table's words (the spans of ``buffer``, about ``guess`` distinct ones:
         a model's, or none for a growing table), then the analyzer's stop words, to be
         dropped; the number of each span."""
-        stop_words = sorted(word for word in self.analyzer.stop_words or () if word)
+        stop_words = [] if self._chars else sorted(word for word in self.analyzer.stop_words or () if word)
         if _wordscan is None:
             unique, first, inverse = _distinct(buffer, starts, lengths)
             self._add_tokens(unique, buffer, starts[first], lengths[first])  # numbered as ``unique``
@@ -310,6 +345,8 @@ class WordTable:
         """The tokens of ``texts``, found and keyed (for the compiled scanner, just the byte
         buffer): the half of ``count`` that reads nothing of this table, so that another
         thread can do it for the next batch meanwhile."""
+        if self._chars:
+            return _character_buffer(texts, self.analyzer.lowercase, self.analyzer.ngram_range)
         buffer, doc_starts = _buffer(texts, self.analyzer.lowercase)
         if self._scanned is not None:
             return Buffered(buffer, doc_starts)
@@ -320,22 +357,29 @@ class WordTable:
     def _count_scanned(self, found: Buffered) -> CountMatrix:
         """The compiled scanner's counts: the token numbers in one pass, then each document's
         columns counted in another, in C."""
-        numbers, rows = self._scan(found.buffer, found.doc_starts)
+        numbers, rows = self._scan(found)
         return self._count_numbers(numbers, rows, len(found.doc_starts))
 
-    def _scan(self, buffer: np.ndarray, doc_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _scan(self, found: Buffered) -> tuple[np.ndarray, np.ndarray]:
         """Each token's word number (-1: not in a fixed table) and document. A growing table
         takes in the words it lacks, its slots made twice as large when they run short."""
         growing = self.vocabulary is not None
-        numbers, rows = np.empty(len(buffer) // 2 + 1, dtype=np.int64), np.empty(len(buffer) // 2 + 1, dtype=np.int64)
+        buffer, doc_starts = found.buffer, found.doc_starts
+        most = found.most if self._chars else len(buffer) // 2 + 1
+        numbers, rows = np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
         while True:
             assert self._scanned is not None  # only the compiled scanner scans
             lengths, slots = self._scanned
             room = len(slots) // 4 - len(lengths) if growing else 0  # new words, keeping slots under half full
             if not growing or room > 0:
                 spans = np.empty(2 * room, dtype=np.int64)
-                n, n_new = _wordscan.scan(buffer, self._kind, self._shortest, doc_starts, self._store,
-                                          self._store_starts, lengths, slots, numbers, rows, spans)
+                table = self._store, self._store_starts, lengths, slots, numbers, rows, spans
+                if self._chars:
+                    n, n_new = _wordscan.scan_chars(buffer, *self.analyzer.ngram_range, doc_starts, *table)
+                    if n == -2:
+                        raise ValueError(f"room for {most} character n-grams, fewer than the batch has")
+                else:
+                    n, n_new = _wordscan.scan(buffer, self._kind, self._shortest, doc_starts, *table)
                 if n >= 0:
                     break
             self._rehash_words(len(slots))
@@ -346,8 +390,7 @@ class WordTable:
     def _count_numbers(self, numbers: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
         """Documents x columns counts from the scan. A growing table gives each new pair the
         next column, its pair slots made twice as large when they run short."""
-        low, high = self.analyzer.ngram_range
-        growing_pairs = self.vocabulary is not None and high == 2
+        growing_pairs = self.vocabulary is not None and self._ngrams & 2
         indptr, indices, data = (np.empty(n_texts + 1, np.int64), np.empty(2 * len(numbers), np.int64),
                                  np.empty(2 * len(numbers), np.float64))
         while True:
@@ -356,8 +399,7 @@ class WordTable:
             if not growing_pairs or room > 0:
                 pairs = np.empty(room, dtype=np.uint64)
                 written, n_new = _wordscan.count(numbers, rows, self._dropped, self._unigram, self._pair_slots,
-                                                 (low == 1) | (high == 2) << 1, n_columns, indptr, indices, data,
-                                                 pairs)
+                                                 self._ngrams, n_columns, indptr, indices, data, pairs)
                 if written >= 0:
                     break
             assert self.vocabulary is not None  # only a growing table runs out of pair slots
@@ -397,7 +439,7 @@ class WordTable:
                                              - (lengths + 1)])
         self._store = np.concatenate([self._store[:len(self._store) - _PAD], joined, np.zeros(_PAD, np.uint8)])
         unigram = np.full(len(numbers), -1, dtype=np.int64)
-        if self.vocabulary is not None and self.analyzer.ngram_range[0] == 1:
+        if self.vocabulary is not None and self._ngrams & 1:
             kept = numbers[~dropped]
             unigram[~dropped] = self.vocabulary.add(kept, np.full(len(kept), _NO_TOKEN, dtype=np.int64))
         self._dropped = np.concatenate([self._dropped, dropped])
@@ -525,10 +567,12 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Buffered:
-    """A batch of texts for the compiled scanner: its byte buffer and where each text starts."""
+    """A batch of texts for the compiled scanner: its byte buffer, where each text starts, and
+    for character n-grams, at most how many there are."""
 
     buffer: np.ndarray
     doc_starts: np.ndarray
+    most: int = 0
 
 
 class _SortedMap:
@@ -558,24 +602,60 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
     each document starts in it; its non-ASCII characters that are not word characters blanked,
     so that the runs of word bytes are the runs of Unicode word characters."""
     pieces, all_ascii = [], True
-    for text in texts:
-        if not isinstance(text, str):
-            raise TypeError(f"documents must be str, not {type(text).__name__}; decode bytes first")
+    for text in map(_checked, texts):
         if lowercase:
             text = text.lower()
-        if text.isascii():  # a flag Python keeps: no pass over the text
-            pieces.append(text.encode("ascii"))
-        else:
-            all_ascii = False
-            pieces.append(text.encode("utf-8", "surrogatepass"))
-    sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
-    doc_starts = np.cumsum(sizes) - sizes
-    joined = b"\x00".join(pieces) + b"\x00" * _PAD
+        all_ascii = all_ascii and text.isascii()
+        pieces.append(_encoded(text))
+    joined, doc_starts = _joined(pieces)
     if all_ascii:
         return np.frombuffer(joined, dtype=np.uint8), doc_starts
     buffer = np.frombuffer(bytearray(joined), dtype=np.uint8)
     _blank_non_words(buffer)
     return buffer, doc_starts
+
+
+def _character_buffer(texts: Sequence[str], lowercase: bool, ngram_range: tuple[int, int]) -> Buffered:
+    """The batch as ``_buffer`` makes it for ``scan_chars``: each document's words as
+    ``str.split`` finds them, one ASCII space before, between and after them, and at most how
+    many character n-grams of ``ngram_range`` the batch has. A document with a NUL in it (the
+    buffer's document break) or a lone surrogate is a TokenClash: the batch is counted the plain
+    way."""
+    pieces, most = [], 0
+    for text in map(_checked, texts):
+        words = (text.lower() if lowercase else text).split()
+        if not words:
+            pieces.append(b"")
+            continue
+        spaced = f" {' '.join(words)} "
+        if "\x00" in spaced:
+            raise TokenClash
+        try:
+            pieces.append(spaced.encode("ascii" if spaced.isascii() else "utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot hold
+            raise TokenClash from None
+        most += len(spaced) + len(words) - 1  # a word of c characters has at most c + 2 n-grams of each n
+    joined, doc_starts = _joined(pieces)
+    low, high = ngram_range
+    return Buffered(np.frombuffer(joined, dtype=np.uint8), doc_starts, most * (high - low + 1))
+
+
+def _checked(text: Any) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"documents must be str, not {type(text).__name__}; decode bytes first")
+    return text
+
+
+def _encoded(text: str) -> bytes:
+    if text.isascii():  # a flag Python keeps: no pass over the text
+        return text.encode("ascii")
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _joined(pieces: list[bytes]) -> tuple[bytes, np.ndarray]:
+    """The pieces split by NUL, 8 NULs after, and where each starts."""
+    sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
+    return b"\x00".join(pieces) + b"\x00" * _PAD, np.cumsum(sizes) - sizes
 
 
 def _blank_non_words(buffer: np.ndarray) -> None:

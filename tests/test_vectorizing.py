@@ -488,3 +488,124 @@ def test_documents_must_be_text():
 
 def _doc(text: str, label: str) -> Document:
     return Document(text=text, label=label, source="test")
+
+
+# --- character n-grams (char_wb): the compiled scanner's words are the n-grams -----------------
+
+CHAR_ANALYZERS = {
+    "char_wb 2-4": Analyzer(analyzer="char_wb", ngram_range=(2, 4)),
+    "char_wb 1-3, case kept": Analyzer(analyzer="char_wb", ngram_range=(1, 3), lowercase=False),
+    "char_wb 3-5, stop words given": Analyzer(analyzer="char_wb", ngram_range=(3, 5),
+                                              stop_words=frozenset(ENGLISH_STOP_WORDS)),
+}
+
+
+@needs_scanner
+@pytest.mark.parametrize("name", list(CHAR_ANALYZERS))
+def test_growing_table_counts_character_ngrams_as_the_analyzer_does_on_real_text(mail_and_news, name):
+    """Mail and news (long base64 lines, non-ASCII in many scripts, NUL-free): every batch's
+    rows, and the terms in the order first seen and sorted, are the plain path's. Stop words
+    are no concern of char_wb (the analyzer ignores them), so none is dropped."""
+    plain_rows, fast_rows, vocabulary = plain_and_fast(CHAR_ANALYZERS[name], mail_and_news)
+    assert plain_rows == fast_rows
+    assert len(vocabulary) > 100_000 and vocabulary._strings is None
+    assert any(not t.isascii() and len(t.encode()) > 8 for t in vocabulary)  # hashed, non-ASCII n-grams too
+    if "stop words" in name:
+        assert " the " in vocabulary.terms()
+
+
+@needs_scanner
+def test_a_growing_character_table_short_of_slots_counts_the_same(mail_and_news, monkeypatch):
+    monkeypatch.setattr(vectorizing, "GROWING_SLOTS", 4)
+    plain_rows, fast_rows, vocabulary = plain_and_fast(CHAR_ANALYZERS["char_wb 2-4"], mail_and_news[:3])
+    assert plain_rows == fast_rows
+    n_words = len(vocabulary.table._store_starts)
+    assert n_words > 50_000 and 2 * n_words < len(vocabulary.table._scanned[1]) // 2 <= 8 * n_words
+
+
+@needs_scanner
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(
+        st.lists(st.sampled_from(list("ab Zé\x00ßİ.\u0394\u4e2d\ud800\n\t\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000"
+                                      "\u0301\U0001f600") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
+                 max_size=40).map("".join),
+        min_size=1, max_size=8,
+    ),
+    name=st.sampled_from(list(CHAR_ANALYZERS)),
+)
+def test_any_text_is_counted_in_character_ngrams_as_the_analyzer_counts_it(texts, name):
+    """Every space str.split knows (the ASCII ones, \\x1c to \\x1f, \\x85, Unicode's), characters
+    of 1 to 4 bytes, a combining accent, a lone surrogate, letters whose lowercase is longer,
+    words of one character and of more than a hashed key's 8 bytes; NUL, which sends its batch
+    to the plain path (the table then goes on from the terms it left as strings); in one batch
+    and one by one."""
+    analyzer = CHAR_ANALYZERS[name]
+    plain = GrowingVocabulary()
+    expected = as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
+    for batches in ([texts], [[t] for t in texts]):
+        vectorize = Vectorizer(analyzer)
+        assert isinstance(vectorize.vocabulary, WordVocabulary)
+        assert [row for texts in batches for row in as_dicts(vectorize(texts), vectorize.vocabulary)] == expected
+        assert list(vectorize.vocabulary.sorted_terms()[0]) == sorted(plain)
+
+
+@needs_scanner
+@pytest.mark.parametrize("name", list(CHAR_ANALYZERS))
+def test_a_fixed_character_table_finds_exactly_the_terms_a_dict_finds(mail_and_news, name):
+    """A model's n-grams (every other one of those seen in half the batches) over the other
+    half: the table's matrix is a dict lookup's, unknown n-grams between."""
+    analyzer = CHAR_ANALYZERS[name]
+    vocabulary = GrowingVocabulary()
+    for texts in mail_and_news[1::2]:
+        count_features([analyzer(t) for t in texts], vocabulary)
+    terms = sorted(vocabulary)[::2]
+    table, lookup = WordTable.for_terms(analyzer, terms), dict(zip(terms, range(len(terms))))
+    found = 0
+    for texts in mail_and_news[::2]:
+        counted = table.count(texts)
+        assert_same_matrix(counted, count_features([analyzer(t) for t in texts], lookup))
+        found += counted.data.sum()
+    assert found > 1_000_000
+
+
+@needs_scanner
+def test_a_character_model_scores_with_its_table_as_without(mail_and_news):
+    """Trained with char_wb (min_df 2), a model builds its table once a stream is long enough,
+    and every batch gets the plain path's matrix and scores; a model whose terms hold a NUL
+    (from training text that had one) keeps to the plain path."""
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    model = train([_doc(t, str(i % 3)) for i, t in enumerate(training)], analyzer=CHAR_ANALYZERS["char_wb 2-4"])
+    used = 0
+    for texts in mail_and_news[::2]:
+        assert_same_matrix(model.vectorize(texts), model.vectorize_features([model.analyzer(t) for t in texts]))
+        used += model._word_table is not None
+    assert used >= 2
+    texts = ["a\x00b zz", "a\x00b", "b zz"] * 20
+    with_nul = train([_doc(t, label) for t, label in zip(texts, "xy" * 30)],
+                     analyzer=Analyzer(analyzer="char_wb", ngram_range=(2, 3)), settings={"min_df": 1})
+    assert " a\x00" in with_nul.terms
+    scores = with_nul.predict_log_proba(texts * 10)
+    assert with_nul._word_table is None and not with_nul._table_possible
+    plain = with_nul.vectorize_features([with_nul.analyzer(t) for t in texts * 10])
+    np.testing.assert_array_equal(scores, with_nul.core.predict_log_proba(plain))
+
+
+@needs_scanner
+def test_the_character_scanner_checks_what_it_reads():
+    """Called directly: a word must have its spaces in the buffer, and the n-grams must fit."""
+    table = WordTable(CHAR_ANALYZERS["char_wb 2-4"], WordVocabulary())
+    lengths, slots = table._scanned
+    spans = np.empty(64, dtype=np.int64)
+
+    def scan(text: bytes, room: int):
+        buffer = np.frombuffer(text + b"\x00" * 8, dtype=np.uint8)
+        out = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+        return vectorizing._wordscan.scan_chars(buffer, 2, 4, np.array([0], dtype=np.int64), table._store,
+                                                table._store_starts, lengths, slots, *out, spans)[0]
+
+    assert scan(b" ab ", 16) == 6  # " a", "ab", "b ", " ab", "ab ", " ab "
+    assert scan(b" ab ", 2) == -2
+    for unspaced in (b"ab ", b" ab", b"ab"):
+        with pytest.raises(ValueError, match="without a space before and after"):
+            scan(unspaced, 16)
