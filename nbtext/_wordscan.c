@@ -696,20 +696,30 @@ static PyObject *count(PyObject *self, PyObject *args)
     return ok ? Py_BuildValue("nn", written, n_added) : NULL;
 }
 
-/* A word of the store (NUL-terminated) and its number, sorted by strcmp, which compares
- * bytes as unsigned: UTF-8's byte order is its code points' order, which is Python's. */
+/* A word of the store (NUL-terminated) and its number, sorted by its bytes as unsigned:
+ * UTF-8's byte order is its code points' order, which is Python's. 0xFF, which UTF-8 never
+ * has, stands for NUL inside a character n-gram (vectorizing._NUL_IN_WORD): it sorts first. */
 typedef struct {
-    const char *bytes;
+    const uint8_t *bytes;
     int64_t number;
 } Word;
 
+static inline int byte_rank(uint8_t b)
+{
+    return b == 0xFF ? 1 : b == 0 ? 0 : b + 1;
+}
+
 static int by_bytes(const void *a, const void *b)
 {
-    return strcmp(((const Word *)a)->bytes, ((const Word *)b)->bytes);
+    const uint8_t *p = ((const Word *)a)->bytes, *q = ((const Word *)b)->bytes;
+    for (; *p == *q && *p; p++, q++)
+        ;
+    return byte_rank(*p) - byte_rank(*q);
 }
 
 PyDoc_STRVAR(sort_words_doc, "sort_words(store, starts, order)\n\n"
-             "Write into order (int64, one per word) the word numbers in the order of their bytes:\n"
+             "Write into order (int64, one per word) the word numbers in the order of their bytes\n"
+             "(0xFF first, for NUL):\n"
              "word w starts at starts[w] in store and ends at the next NUL (store ends with one).");
 
 static PyObject *sort_words(PyObject *self, PyObject *args)
@@ -738,7 +748,7 @@ static PyObject *sort_words(PyObject *self, PyObject *args)
         int64_t *out = order.buf;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t w = 0; w < n; w++)
-            words[w] = (Word){(const char *)store.buf + start[w], w};
+            words[w] = (Word){(const uint8_t *)store.buf + start[w], w};
         qsort(words, (size_t)n, sizeof(Word), by_bytes);
         for (Py_ssize_t w = 0; w < n; w++)
             out[w] = words[w].number;

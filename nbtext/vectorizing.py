@@ -58,6 +58,9 @@ _UTF8_SIZE = np.array([0] * 192 + [2] * 32 + [3] * 16 + [4] * 8 + [0] * 8, dtype
 #: MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
 _PAD = 8
+#: The byte that stands for NUL inside a character n-gram (NUL ends a word in the scanner's
+#: tables): 0xFF, which UTF-8 never has; the compiled sort puts it first, where NUL sorts.
+_NUL_IN_WORD = 0xFF
 _POSITION_BITS = 24
 _HIGH_40 = np.uint64(2**64 - 2**_POSITION_BITS)
 _NO_TOKEN = -1
@@ -280,12 +283,14 @@ class WordTable:
     def _for_character_terms(self, buffer: np.ndarray, n_terms: int) -> WordTable:
         """``for_terms`` of a char_wb model's terms (packed in ``buffer``): each is one word of
         the table, its column its position."""
-        newlines = np.flatnonzero(buffer[:len(buffer) - _PAD] == 10)
-        ends = np.append(newlines, len(buffer) - _PAD) if n_terms else newlines
+        terms = buffer[:len(buffer) - _PAD]
+        terms[terms == 0] = _NUL_IN_WORD
+        newlines = np.flatnonzero(terms == 10)
+        ends = np.append(newlines, len(terms)) if n_terms else newlines
         starts = np.append(0, ends[:-1] + 1) if n_terms else ends
         lengths = ends - starts
-        if len(starts) != n_terms or (lengths < 1).any() or not buffer[:len(buffer) - _PAD].all():
-            raise TokenClash  # a term with a newline or a NUL in it, or empty: not one this path makes
+        if len(starts) != n_terms or (lengths < 1).any():
+            raise TokenClash  # a term with a newline in it, or empty: not one this path makes
         numbers = self._add_words(buffer, starts, lengths, n_terms)
         if len(np.unique(numbers)) != n_terms:
             raise TokenClash
@@ -546,6 +551,8 @@ class WordTable:
             present = words >= 0
             joined = _spans_joined(self._store, self._store_starts[words[present]], lengths[words[present]])
             joined[joined == 0] = np.where(inside_pair[present], 32, 10)
+            if self._chars:
+                joined[joined == _NUL_IN_WORD] = 0
             blocks.append(joined)
         return np.concatenate(blocks)[:-1] if blocks else np.zeros(0, dtype=np.uint8)
 
@@ -618,9 +625,9 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
 def _character_buffer(texts: Sequence[str], lowercase: bool, ngram_range: tuple[int, int]) -> Buffered:
     """The batch as ``_buffer`` makes it for ``scan_chars``: each document's words as
     ``str.split`` finds them, one ASCII space before, between and after them, and at most how
-    many character n-grams of ``ngram_range`` the batch has. A document with a NUL in it (the
-    buffer's document break) or a lone surrogate is a TokenClash: the batch is counted the plain
-    way."""
+    many character n-grams of ``ngram_range`` the batch has. A NUL, the buffer's document break,
+    is written _NUL_IN_WORD. A document with a lone surrogate is a TokenClash: the batch is
+    counted the plain way."""
     pieces, most = [], 0
     for text in map(_checked, texts):
         words = (text.lower() if lowercase else text).split()
@@ -628,12 +635,11 @@ def _character_buffer(texts: Sequence[str], lowercase: bool, ngram_range: tuple[
             pieces.append(b"")
             continue
         spaced = f" {' '.join(words)} "
-        if "\x00" in spaced:
-            raise TokenClash
         try:
-            pieces.append(spaced.encode("ascii" if spaced.isascii() else "utf-8"))
+            piece = spaced.encode("ascii" if spaced.isascii() else "utf-8")
         except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot hold
             raise TokenClash from None
+        pieces.append(piece.replace(b"\x00", bytes([_NUL_IN_WORD])) if "\x00" in spaced else piece)
         most += len(spaced) + len(words) - 1  # a word of c characters has at most c + 2 n-grams of each n
     joined, doc_starts = _joined(pieces)
     low, high = ngram_range
