@@ -321,7 +321,9 @@ class WordTable:
         starts = np.concatenate([starts, len(buffer) + stop_starts])
         buffer, lengths = np.concatenate([buffer, stop_buffer]), np.concatenate([lengths, stop_lengths])
         numbers, firsts = np.empty(len(starts), dtype=np.int64), np.empty(len(starts), dtype=np.int64)
-        n_words, capacity = -1, guess + len(stop_words)
+        # At least one: a model of bigrams alone guesses none, and twice none stayed none, so
+        # its table was never built and prediction hung.
+        n_words, capacity = -1, max(guess + len(stop_words), 1)
         while n_words < 0:  # slots (tag, word number) pairs, under half of them used
             slots = np.full(2 << max(4, (2 * capacity).bit_length()), -1, dtype=np.int64)
             n_words = _wordscan.intern(buffer, starts, lengths, slots, numbers, firsts)

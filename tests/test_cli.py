@@ -1200,3 +1200,18 @@ def test_a_failing_scoring_process_is_an_error(tickets_model):
         list(map_in_processes(Model.predict, functools.partial(Model.load, "/nonexistent/model"), items, 2))
     done = list(map_in_processes(Model.predict, functools.partial(Model.load, str(tickets_model)), items, 2))
     assert done == [["shipping"]] * 20
+
+
+def test_a_model_of_bigrams_alone_predicts_a_stream(tmp_path):
+    """Trained with --ngram-range 2,2, a model has no single words among its terms: building
+    its word table guessed room for none and doubled that, forever, so predict hung on any
+    input long enough to build it (a few dozen characters here). Now every line gets the label
+    the plain path gives it."""
+    run(["train", TICKETS / "train", "-o", tmp_path / "bi", "--ngram-range", "2,2"])
+    lines = [" ".join(d.text.split()) for d in LabelledCorpus([str(TICKETS / "test")])]
+    done = subprocess.run([sys.executable, "-m", "nbtext", "predict", tmp_path / "bi"], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=60)
+    model = Model.load(tmp_path / "bi")
+    plain = model.core.predict_log_proba(model.vectorize_features([model.analyzer(t) for t in lines]))
+    assert done.returncode == 0 and len(lines) == 120
+    assert done.stdout.splitlines() == [model.classes[i] for i in plain.argmax(axis=1)]

@@ -23,6 +23,7 @@ from .conftest import assert_same_matrix, corpus_path, needs_compiled
 ANALYZERS = {
     "words": Analyzer(),
     "uni+bigrams": Analyzer(ngram_range=(1, 2)),
+    "bigrams": Analyzer(ngram_range=(2, 2)),
     "bigrams, stop words": Analyzer(ngram_range=(2, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "uni+bigrams, stop words": Analyzer(ngram_range=(1, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "case kept": Analyzer(ngram_range=(1, 2), lowercase=False),
