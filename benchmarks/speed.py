@@ -10,7 +10,8 @@ HashingVectorizer(alternate_sign=False)+MultinomialNB(); the feature counts are 
 nbtext's default model (word uni- and bigrams, one-letter words kept) on 20news, next to
 CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2) given the same token pattern, and
 the same with --tokens words (the pipeline's own pattern) and --tokens joined. Character n-grams
-(--analyzer char_wb --ngram-range 2,4) on 20news next to the same pipeline's. Prediction throughput on
+(--analyzer char_wb --ngram-range 2,4) on 20news next to the same pipeline's, and beside the
+default model's words (--char-ngrams 2,4) next to the union of the two. Prediction throughput on
 20news-bydate/test in memory (median of --runs), as it is and with typographic quotes and dashes
 (every document non-ASCII), and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
@@ -66,13 +67,16 @@ from nbtext.readers import LabelledCorpus
 docs = [d for root in sys.argv[2:] for d in LabelledCorpus([root])]
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.naive_bayes import ComplementNB, MultinomialNB
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import make_pipeline, make_union
 vec = {"count": CountVectorizer(), "hashing": HashingVectorizer(alternate_sign=False, norm=None),
        "all-words": CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
        "words": CountVectorizer(ngram_range=(1, 2)),
        "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern),
-       "char_wb": CountVectorizer(analyzer="char_wb", ngram_range=(2, 4))}[sys.argv[1]]
-nb = ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined", "char_wb") else MultinomialNB()
+       "char_wb": CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)),
+       "beside": make_union(CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
+                            CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)))}[sys.argv[1]]
+nb = (ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined", "char_wb", "beside")
+      else MultinomialNB())
 pipe = make_pipeline(vec, nb).fit([d.text for d in docs], [d.label for d in docs])
 seconds = time.perf_counter() - start
 import joblib
@@ -240,23 +244,28 @@ def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> P
 
 
 def char_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
-    """Print the table of character n-grams (``--analyzer char_wb --ngram-range 2,4``, nbtext's
-    other options as they come) next to the same pipeline's vectorizer; the vocabularies
-    checked equal."""
-    print(f"\n| character n-grams, 2 to 4 | {columns} | CountVectorizer(analyzer='char_wb', ngram_range=(2, 4))"
-          "+ComplementNB | ratio (each nbtext column) |")
+    """Print the table of character n-grams, 2 to 4, nbtext's other options as they come:
+    alone (``--analyzer char_wb``) next to the same pipeline's vectorizer, and beside the
+    default model's words (``--char-ngrams 2,4``) next to the union of the two vectorizers;
+    the vocabularies checked equal."""
+    print(f"\n| character n-grams, 2 to 4 | {columns} | scikit-learn: CountVectorizer(analyzer='char_wb', "
+          "ngram_range=(2, 4)), alone or in a FeatureUnion with the words', +ComplementNB "
+          "| ratio (each nbtext column) |")
     print("|---|---|---|---|---|---|")
-    model = scratch / "char_wb.joblib"
-    commands = nbtext_train_commands([news / "train"], model, ["--analyzer", "char_wb", "--ngram-range", "2,4"])
-    commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, "char_wb", str(news / "train")],
-                           {"OUT": str(scratch / "char_wb-sklearn.joblib")})
-    timings = alternating(commands, runs)
-    sklearn = timings["sklearn"]
-    sklearn_terms = len(joblib.load(scratch / "char_wb-sklearn.joblib")[0].vocabulary_)
-    assert len(Model.load(model).terms) == sklearn_terms, "char_wb: the vocabularies differ"
-    print(f"| 20news train: wall time (median of {runs}), peak RSS | "
-          + " | ".join(cell(timings[jobs]) for jobs in JOBS)
-          + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
+    for kind, options, label in (("char_wb", ["--analyzer", "char_wb", "--ngram-range", "2,4"], "char_wb"),
+                                 ("beside", ["--char-ngrams", "2,4"], "beside words (--char-ngrams)")):
+        model = scratch / f"{kind}.joblib"
+        commands = nbtext_train_commands([news / "train"], model, options)
+        commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, kind, str(news / "train")],
+                               {"OUT": str(scratch / f"{kind}-sklearn.joblib")})
+        timings = alternating(commands, runs)
+        sklearn = timings["sklearn"]
+        vectorizer = joblib.load(scratch / f"{kind}-sklearn.joblib")[0]
+        parts = [part for _, part in vectorizer.transformer_list] if kind == "beside" else [vectorizer]
+        assert len(Model.load(model).terms) == sum(len(part.vocabulary_) for part in parts), f"{kind}: vocabularies"
+        print(f"| 20news train, {label}: wall time (median of {runs}), peak RSS | "
+              + " | ".join(cell(timings[jobs]) for jobs in JOBS)
+              + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
 
 
 def mail_table(enron: Path, scratch: Path, runs: int) -> None:

@@ -702,6 +702,7 @@ static PyObject *count(PyObject *self, PyObject *args)
 typedef struct {
     const uint8_t *bytes;
     int64_t number;
+    uint8_t suffix;  /* compared as if it ended the word (written out so), or 0 for none */
 } Word;
 
 static inline int byte_rank(uint8_t b)
@@ -714,18 +715,27 @@ static int by_bytes(const void *a, const void *b)
     const uint8_t *p = ((const Word *)a)->bytes, *q = ((const Word *)b)->bytes;
     for (; *p == *q && *p; p++, q++)
         ;
-    return byte_rank(*p) - byte_rank(*q);
+    if (*p && *q)
+        return byte_rank(*p) - byte_rank(*q);
+    if (!*p && !*q)
+        return 0;
+    /* One word has ended: its suffix against the other's byte; past that, the ended one is
+     * shorter. */
+    int d = byte_rank(((const Word *)a)->suffix) - byte_rank(*p ? *p : *q);
+    d = d ? d : -1;
+    return *p ? -d : d;
 }
 
-PyDoc_STRVAR(sort_words_doc, "sort_words(store, starts, order)\n\n"
+PyDoc_STRVAR(sort_words_doc, "sort_words(store, starts, order, suffix=0)\n\n"
              "Write into order (int64, one per word) the word numbers in the order of their bytes\n"
-             "(0xFF first, for NUL):\n"
-             "word w starts at starts[w] in store and ends at the next NUL (store ends with one).");
+             "(0xFF first, for NUL), each followed by the byte suffix if it is not 0: word w starts\n"
+             "at starts[w] in store and ends at the next NUL (store ends with one).");
 
 static PyObject *sort_words(PyObject *self, PyObject *args)
 {
     Py_buffer store, starts, order;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &store, &starts, &order))
+    unsigned char suffix = 0;
+    if (!PyArg_ParseTuple(args, "y*y*w*|b", &store, &starts, &order, &suffix))
         return NULL;
     Py_ssize_t n = starts.len / 8;
     const int64_t *start = starts.buf;
@@ -748,7 +758,7 @@ static PyObject *sort_words(PyObject *self, PyObject *args)
         int64_t *out = order.buf;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t w = 0; w < n; w++)
-            words[w] = (Word){(const uint8_t *)store.buf + start[w], w};
+            words[w] = (Word){(const uint8_t *)store.buf + start[w], w, suffix};
         qsort(words, (size_t)n, sizeof(Word), by_bytes);
         for (Py_ssize_t w = 0; w < n; w++)
             out[w] = words[w].number;

@@ -24,6 +24,7 @@ counted by the plain path too.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -80,7 +81,15 @@ def supports(analyzer: Analyzer) -> bool:
         return False
     if analyzer.analyzer == "char_wb":
         return _wordscan is not None
-    return analyzer.char_ngrams is None and analyzer.ngram_range[1] <= 2
+    return analyzer.ngram_range[1] <= 2 and (analyzer.char_ngrams is None or _wordscan is not None)
+
+
+def fixed_table(analyzer: Analyzer, terms: Sequence[str]) -> WordTable | PairedTable:
+    """The table that counts a model's ``terms`` (its columns their positions), for an analyzer
+    this path ``supports``."""
+    if analyzer.char_ngrams is not None:
+        return PairedTable.for_terms(analyzer, terms)
+    return WordTable.for_terms(analyzer, terms)
 
 
 class Vectorizer:
@@ -92,10 +101,14 @@ class Vectorizer:
 
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
-        self.vocabulary: WordVocabulary | GrowingVocabulary
-        if supports(analyzer):
+        self.vocabulary: WordVocabulary | PairedVocabulary | GrowingVocabulary
+        self.table: WordTable | PairedTable | None
+        if supports(analyzer) and analyzer.char_ngrams is not None:
+            self.vocabulary = PairedVocabulary()
+            self.table = PairedTable(analyzer, self.vocabulary)
+        elif supports(analyzer):
             self.vocabulary = WordVocabulary()
-            self.table: WordTable | None = WordTable(analyzer, self.vocabulary)
+            self.table = WordTable(analyzer, self.vocabulary)
         else:
             self.vocabulary, self.table = GrowingVocabulary(), None
 
@@ -116,16 +129,19 @@ class Vectorizer:
         for (texts, labels), found in found_ahead:
             yield self._counted(texts, found.result), labels
 
-    def _counted(self, texts: Sequence[str], tokens: Callable[[], Tokens | Buffered] | None) -> CountMatrix:
-        """The counts of ``texts`` from their ``tokens()`` by the table, or by the plain path
-        where there is no table or two of the batch's tokens share a key."""
+    def _counted(self, texts: Sequence[str], tokens: Callable[[], Any] | None) -> CountMatrix:
+        """The counts of ``texts`` from their ``tokens()`` (what the table's ``tokens`` gives) by
+        the table, or by the plain path where there is no table or two of the batch's tokens
+        share a key."""
         if tokens is not None and self.table is not None:
             try:
                 return self.table.count_tokens(tokens())
             except TokenClash:
                 pass
         vocabulary = self.vocabulary
-        if isinstance(vocabulary, WordVocabulary):
+        if isinstance(vocabulary, PairedVocabulary):
+            self.table = None  # its two tables cannot go on from terms kept as strings: plain from now on
+        if isinstance(vocabulary, (WordVocabulary, PairedVocabulary)):
             vocabulary = vocabulary.as_strings()
         return count_features([self.analyzer(text) for text in texts], vocabulary)
 
@@ -202,6 +218,164 @@ class WordVocabulary:
         return self._first[0], self._second[0]
 
 
+class PairedVocabulary:
+    """The columns of a ``PairedTable``: its word table's and its character table's, numbered
+    in one sequence as batches add them (a batch's new word columns first), so that each
+    part's columns keep their order among all of them."""
+
+    def __init__(self) -> None:
+        self.words, self.chars = WordVocabulary(), WordVocabulary()
+        self._maps = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        self._strings: GrowingVocabulary | None = None
+
+    def __len__(self) -> int:
+        return sum(map(len, self._maps)) if self._strings is None else len(self._strings)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.terms())
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The column of each column of the word table's vocabulary and of the character
+        table's, numbering those they took in since."""
+        n = len(self)
+        maps = []
+        for part, known in zip((self.words, self.chars), self._maps):
+            new = len(part) - len(known)
+            maps.append(np.concatenate([known, np.arange(n, n + new)]) if new else known)
+            n += new
+        self._maps = maps[0], maps[1]
+        return self._maps
+
+    def as_strings(self) -> GrowingVocabulary:
+        """The columns as term -> column, kept as strings from now on (its tables stop)."""
+        if self._strings is None:
+            self._strings = GrowingVocabulary(zip(self.terms(), itertools.count()))
+        return self._strings
+
+    def terms(self) -> Sequence[str]:
+        """The terms in column order."""
+        if self._strings is not None:
+            return list(self._strings)
+        terms: list[str] = [""] * len(self)
+        for part, columns in zip((self.words, self.chars), self.columns()):
+            for column, term in zip(columns.tolist(), part.terms()):
+                terms[column] = term
+        return terms
+
+    def sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
+        """The terms in sorted order, and each column's position among them: the words' that
+        sort before ``[`` (no word has one), the character n-grams' (``[ab]``), then the
+        other words', each part sorted by its own table."""
+        if self._strings is not None:
+            return self._strings.sorted_terms()
+        word_columns, char_columns = self.columns()
+        (words, word_position), (chars, char_position) = self.words.sorted_terms(), self.chars.sorted_terms()
+        word_blob, char_blob = pack_terms(words), pack_terms(chars)
+        starts = _term_starts(word_blob, len(words))
+        before = int(np.searchsorted(word_blob[starts] > ord("["), True))
+        cut = int(starts[before]) if before < len(words) else len(word_blob) + 1  # where the words after begin
+        newline = np.array([10], dtype=np.uint8)
+        pieces = [word_blob[:cut - 1] if before else None, char_blob if len(chars) else None,
+                  word_blob[cut:] if before < len(words) else None]
+        present = [piece for piece in pieces if piece is not None]
+        blob = np.concatenate(list(itertools.chain.from_iterable((newline, piece) for piece in present))[1:]
+                              or [np.zeros(0, dtype=np.uint8)])
+        position = np.empty(len(self), dtype=np.int64)
+        position[word_columns] = np.where(word_position < before, word_position, word_position + len(chars))
+        position[char_columns] = before + char_position
+        return PackedTerms(blob, len(self)), position
+
+
+class PairedTable:
+    """Words and the character n-grams beside them (``--char-ngrams``): a word table and a
+    character table (``char_wb``, its terms written ``[ab]``), each counting a batch in C, and
+    their columns put side by side: a ``PairedVocabulary``'s (growing), or a model's terms'
+    positions (fixed, ``for_terms``)."""
+
+    def __init__(self, analyzer: Analyzer, vocabulary: PairedVocabulary | None = None) -> None:
+        self.analyzer, self.vocabulary = analyzer, vocabulary
+        self.words = WordTable(_word_part(analyzer), None if vocabulary is None else vocabulary.words)
+        self.chars = WordTable(_char_part(analyzer), None if vocabulary is None else vocabulary.chars, bracketed=True)
+        self._maps = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)  # a fixed table's columns
+        self._n_columns = 0
+
+    @classmethod
+    def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> PairedTable:
+        """A fixed table whose columns are the positions of ``terms``: those written ``[ab]``
+        are character n-grams (no word has a ``[``), the others words."""
+        table = cls(analyzer)
+        blob = pack_terms(terms)
+        starts = _term_starts(blob, len(terms))
+        lengths = np.append(starts[1:] - 1, len(blob)) - starts if len(terms) else starts
+        if (lengths < 1).any():
+            raise TokenClash  # not a term this path makes
+        is_char = blob[starts] == ord("[")
+        if (lengths[is_char] < 3).any() or (blob[starts[is_char] + lengths[is_char] - 1] != ord("]")).any():
+            raise TokenClash
+        words, chars = np.flatnonzero(~is_char), np.flatnonzero(is_char)
+        table.words = WordTable.for_terms(table.words.analyzer,
+                                          PackedTerms(_packed(blob, starts[words], lengths[words]), len(words)))
+        table.chars = WordTable.for_terms(table.chars.analyzer, PackedTerms(
+            _packed(blob, starts[chars] + 1, lengths[chars] - 2), len(chars)), bracketed=True)
+        table._maps, table._n_columns = (words, chars), len(terms)
+        return table
+
+    def count(self, texts: Sequence[str]) -> CountMatrix:
+        """Documents x columns counts of ``texts``."""
+        return self.count_tokens(self.tokens(texts))
+
+    def tokens(self, texts: Sequence[str]) -> tuple[Tokens | Buffered, Tokens | Buffered]:
+        """Each table's ``tokens``."""
+        return self.words.tokens(texts), self.chars.tokens(texts)
+
+    def count_tokens(self, found: tuple[Tokens | Buffered, Tokens | Buffered]) -> CountMatrix:
+        """Each table's counts, their columns side by side in each row, in order."""
+        words, chars = self.words.count_tokens(found[0]), self.chars.count_tokens(found[1])
+        if self.vocabulary is not None:
+            (word_columns, char_columns), n_columns = self.vocabulary.columns(), len(self.vocabulary)
+        else:
+            (word_columns, char_columns), n_columns = self._maps, self._n_columns
+        rows = np.arange(words.shape[0])
+        keys = np.concatenate([np.repeat(rows, np.diff(words.indptr)) * n_columns + word_columns[words.indices],
+                               np.repeat(rows, np.diff(chars.indptr)) * n_columns + char_columns[chars.indices]])
+        # Each part is one sorted run (its columns keep their order among all): a stable sort
+        # merges the two in one pass.
+        order = np.argsort(keys, kind="stable")
+        return CountMatrix(words.indptr + chars.indptr, keys[order] % max(n_columns, 1),
+                           np.concatenate([words.data, chars.data])[order], n_columns)
+
+
+def _word_part(analyzer: Analyzer) -> Analyzer:
+    return dataclasses.replace(analyzer, char_ngrams=None)
+
+
+def _char_part(analyzer: Analyzer) -> Analyzer:
+    assert analyzer.char_ngrams is not None
+    return Analyzer(analyzer="char_wb", ngram_range=analyzer.char_ngrams, lowercase=analyzer.lowercase)
+
+
+def _term_starts(blob: np.ndarray, n_terms: int) -> np.ndarray:
+    """Where each of the ``n_terms`` packed terms in ``blob`` (newline between two) starts."""
+    return np.append(0, np.flatnonzero(blob == 10) + 1) if n_terms else np.zeros(0, dtype=np.int64)
+
+
+def _packed(blob: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The spans of ``blob`` packed as terms: a newline between two."""
+    joined = _spans_joined(np.concatenate([blob, np.zeros(1, dtype=np.uint8)]), starts, lengths)
+    joined[np.cumsum(lengths + 1) - 1] = 10
+    return joined[:-1]
+
+
+def _bracketed(joined: np.ndarray) -> np.ndarray:
+    """Terms, each followed by a newline, each written ``[term]``."""
+    newline = joined == 10
+    term_of = np.cumsum(newline) - newline
+    out = np.full(len(joined) + 2 * int(newline.sum()), ord("["), dtype=np.uint8)
+    out[np.arange(len(joined)) + 2 * term_of + 1 + newline] = joined
+    out[np.flatnonzero(newline) + 2 * term_of[newline] + 1] = ord("]")
+    return out
+
+
 class TokenClash(Exception):
     """Two different tokens of a batch got the same key (count that batch the plain way)."""
 
@@ -216,9 +390,11 @@ class WordTable:
     a growing table then makes no string until its terms are written out.
     """
 
-    def __init__(self, analyzer: Analyzer, vocabulary: WordVocabulary | None = None) -> None:
+    def __init__(self, analyzer: Analyzer, vocabulary: WordVocabulary | None = None, *, bracketed: bool = False,
+                 ) -> None:
         self.analyzer = analyzer
         self.vocabulary = vocabulary
+        self._bracketed = bracketed  # its terms are written [ab], as beside words (PairedTable)
         # char_wb: each word's character n-grams are the table's words, each its own column
         # (the compiled scanner's ``scan_chars``); it has no stop words.
         self._chars = analyzer.analyzer == "char_wb"
@@ -251,11 +427,11 @@ class WordTable:
             self._pair_slots = np.full(2 * GROWING_SLOTS, -1, dtype=np.int64)
 
     @classmethod
-    def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> WordTable:
+    def for_terms(cls, analyzer: Analyzer, terms: Sequence[str], *, bracketed: bool = False) -> WordTable:
         """A fixed table whose columns are the positions of ``terms`` (a model's kept terms,
         each a word or two words and a space), read from their packed bytes with numpy, its
         words numbered in C where the compiled scanner is (see ``_add_words``)."""
-        table = cls(analyzer)
+        table = cls(analyzer, bracketed=bracketed)
         blob = pack_terms(terms)
         buffer = np.concatenate([blob, np.zeros(_PAD, dtype=np.uint8)])
         if table._chars:
@@ -458,7 +634,7 @@ class WordTable:
         if self._scanned is None:
             return sorted_union(self.strings)[1][0]
         order, rank = np.empty(len(self._store_starts), dtype=np.int64), np.empty(len(self._store_starts), np.int64)
-        _wordscan.sort_words(self._store, self._store_starts, order)
+        _wordscan.sort_words(self._store, self._store_starts, order, ord("]") if self._bracketed else 0)
         rank[order] = np.arange(len(order))
         return rank
 
@@ -555,7 +731,7 @@ class WordTable:
             joined[joined == 0] = np.where(inside_pair[present], 32, 10)
             if self._chars:
                 joined[joined == _NUL_IN_WORD] = 0
-            blocks.append(joined)
+            blocks.append(_bracketed(joined) if self._bracketed else joined)
         return np.concatenate(blocks)[:-1] if blocks else np.zeros(0, dtype=np.uint8)
 
 

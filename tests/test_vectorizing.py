@@ -16,7 +16,7 @@ from nbtext.counting import GrowingVocabulary, count_features
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
-from nbtext.vectorizing import TokenClash, Vectorizer, WordTable, WordVocabulary
+from nbtext.vectorizing import PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary, fixed_table
 
 from .conftest import assert_same_matrix, corpus_path, needs_compiled
 
@@ -611,3 +611,91 @@ def test_the_character_scanner_checks_what_it_reads():
     for unspaced in (b"ab ", b" ab", b"ab"):
         with pytest.raises(ValueError, match="without a space before and after"):
             scan(unspaced, 16)
+
+
+# --- words and character n-grams side by side (--char-ngrams): two tables, one vocabulary --------
+
+PAIRED_ANALYZERS = {
+    "uni+bigrams, char 2-4": Analyzer(ngram_range=(1, 2), tokens="all-words", char_ngrams=(2, 4)),
+    "words, char 1-3, case kept, stop words": Analyzer(char_ngrams=(1, 3), lowercase=False,
+                                                       stop_words=frozenset(ENGLISH_STOP_WORDS)),
+    "joined bigrams, char 3-5": Analyzer(ngram_range=(2, 2), tokens="joined", char_ngrams=(3, 5)),
+}
+
+
+def plain_and_paired(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, Vectorizer]:
+    """Rows counted batch by batch by the plain path and by a Vectorizer with a paired table,
+    as {term: count}; the sorted terms checked against Python's sort, each row's columns in
+    order."""
+    plain, vectorize = GrowingVocabulary(), Vectorizer(analyzer)
+    assert isinstance(vectorize.table, PairedTable)
+    plain_rows, paired_rows = [], []
+    for texts in batches:
+        plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
+        counted = vectorize(texts)
+        assert all((np.diff(counted.indices[a:b]) > 0).all() for a, b in zip(counted.indptr[:-1], counted.indptr[1:]))
+        paired_rows += as_dicts(counted, vectorize.vocabulary)
+    in_order, position = vectorize.vocabulary.sorted_terms()
+    assert list(in_order) == sorted(plain)
+    assert [in_order[i] for i in position.tolist()] == list(vectorize.vocabulary)
+    return plain_rows, paired_rows, vectorize
+
+
+@needs_scanner
+@pytest.mark.parametrize("name", list(PAIRED_ANALYZERS))
+def test_paired_tables_count_words_and_character_ngrams_as_the_analyzer_does(mail_and_news, name):
+    """Real mail and news: every row, and the terms sorted as Python sorts them, are the plain
+    path's, from the paired tables all along; a model's terms (every other one) make a fixed
+    paired table that finds exactly what a dict finds."""
+    analyzer = PAIRED_ANALYZERS[name]
+    plain_rows, paired_rows, vectorize = plain_and_paired(analyzer, mail_and_news[1::2])
+    assert plain_rows == paired_rows
+    assert vectorize.table is not None and len(vectorize.vocabulary.chars) > 50_000
+    terms = sorted(vectorize.vocabulary)[::2]
+    table, lookup = fixed_table(analyzer, terms), dict(zip(terms, range(len(terms))))
+    assert isinstance(table, PairedTable)
+    for texts in mail_and_news[::2]:
+        assert_same_matrix(table.count(texts), count_features([analyzer(t) for t in texts], lookup,
+                                                              n_known=len(terms)))
+
+
+@needs_scanner
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(
+        st.lists(st.sampled_from(list("ab Zé\x00[]!_9.'\u4e2d\n\xa0") + ["xyzxyzxyzq", "a!", "a]", "[a"]),
+                 max_size=30).map("".join),
+        min_size=1, max_size=6,
+    ),
+    name=st.sampled_from(list(PAIRED_ANALYZERS)),
+)
+def test_any_text_is_counted_in_words_and_character_ngrams_as_the_analyzer_counts_it(texts, name):
+    """Brackets in the text, n-grams that are the start of others followed by a byte below
+    ``]`` (``[a!]`` sorts before ``[a]``, though ``a`` sorts before ``a!``), digits and capitals
+    that sort before ``[``, NUL; in one batch and one by one."""
+    plain_rows, paired_rows, _ = plain_and_paired(PAIRED_ANALYZERS[name], [texts])
+    assert plain_rows == paired_rows
+    assert plain_and_paired(PAIRED_ANALYZERS[name], [[t] for t in texts])[:2] == (plain_rows, paired_rows)
+
+
+@needs_scanner
+def test_a_lone_surrogate_sends_paired_tables_to_the_plain_path_for_good():
+    """A text the character table cannot take (a lone surrogate, from Python, never from a
+    reader): that batch and every one after are counted the plain way, into the same columns."""
+    analyzer = PAIRED_ANALYZERS["uni+bigrams, char 2-4"]
+    batches = [["the cat sat", "a dog"], ["cat \ud800 dog"], ["the dog sat", "new words"]]
+    plain_rows, paired_rows, vectorize = plain_and_paired(analyzer, batches)
+    assert plain_rows == paired_rows and vectorize.table is None
+    assert vectorize.vocabulary._strings is not None and "[\ud800 ]" in vectorize.vocabulary
+
+
+@needs_scanner
+def test_a_model_with_character_ngrams_beside_words_scores_with_its_table_as_without(mail_and_news):
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    model = train([_doc(t, str(i % 3)) for i, t in enumerate(training)],
+                  analyzer=PAIRED_ANALYZERS["uni+bigrams, char 2-4"])
+    used = 0
+    for texts in mail_and_news[::2]:
+        assert_same_matrix(model.vectorize(texts), model.vectorize_features([model.analyzer(t) for t in texts]))
+        used += isinstance(model._word_table, PairedTable)
+    assert used >= 2
