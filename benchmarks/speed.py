@@ -229,18 +229,25 @@ def default_model_table(news: Path, scratch: Path, columns: str, runs: int) -> P
     print("|---|---|---|---|---|---|")
     for kind, options, label in (("all-words", [], ""), ("words", ["--tokens", "words"], ", --tokens words"),
                                  ("joined", ["--tokens", "joined"], ", --tokens joined")):
-        model = scratch / f"{kind}.joblib"
-        commands = nbtext_train_commands([news / "train"], model, options)
-        commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, kind, str(news / "train")],
-                               {"OUT": str(scratch / f"{kind}-sklearn.joblib")})
-        timings = alternating(commands, runs)
-        sklearn = timings["sklearn"]
-        sklearn_terms = len(joblib.load(scratch / f"{kind}-sklearn.joblib")[0].vocabulary_)
-        assert len(Model.load(model).terms) == sklearn_terms, f"{kind}: the vocabularies differ"
-        print(f"| 20news train{label}: wall time (median of {runs}), peak RSS | "
-              + " | ".join(cell(timings[jobs]) for jobs in JOBS)
-              + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
+        training_row(news, scratch, runs, kind, options, f"20news train{label}")
     return scratch / "all-words.joblib"
+
+
+def training_row(news: Path, scratch: Path, runs: int, kind: str, options: list[str], label: str) -> None:
+    """Print one row: nbtext trained on 20news with ``options`` (each configuration of JOBS)
+    and the pipeline ``kind`` of _SKLEARN_TRAIN, in turn; their vocabularies checked equal."""
+    model = scratch / f"{kind}.joblib"
+    commands = nbtext_train_commands([news / "train"], model, options)
+    commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, kind, str(news / "train")],
+                           {"OUT": str(scratch / f"{kind}-sklearn.joblib")})
+    timings = alternating(commands, runs)
+    sklearn = timings["sklearn"]
+    vectorizer = joblib.load(scratch / f"{kind}-sklearn.joblib")[0]
+    parts = [part for _, part in vectorizer.transformer_list] if hasattr(vectorizer, "transformer_list") else [vectorizer]
+    assert len(Model.load(model).terms) == sum(len(part.vocabulary_) for part in parts), f"{kind}: vocabularies differ"
+    print(f"| {label}: wall time (median of {runs}), peak RSS | "
+          + " | ".join(cell(timings[jobs]) for jobs in JOBS)
+          + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
 
 
 def char_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
@@ -254,18 +261,7 @@ def char_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
     print("|---|---|---|---|---|---|")
     for kind, options, label in (("char_wb", ["--analyzer", "char_wb", "--ngram-range", "2,4"], "char_wb"),
                                  ("beside", ["--char-ngrams", "2,4"], "beside words (--char-ngrams)")):
-        model = scratch / f"{kind}.joblib"
-        commands = nbtext_train_commands([news / "train"], model, options)
-        commands["sklearn"] = ([sys.executable, "-c", _SKLEARN_TRAIN, kind, str(news / "train")],
-                               {"OUT": str(scratch / f"{kind}-sklearn.joblib")})
-        timings = alternating(commands, runs)
-        sklearn = timings["sklearn"]
-        vectorizer = joblib.load(scratch / f"{kind}-sklearn.joblib")[0]
-        parts = [part for _, part in vectorizer.transformer_list] if kind == "beside" else [vectorizer]
-        assert len(Model.load(model).terms) == sum(len(part.vocabulary_) for part in parts), f"{kind}: vocabularies"
-        print(f"| 20news train, {label}: wall time (median of {runs}), peak RSS | "
-              + " | ".join(cell(timings[jobs]) for jobs in JOBS)
-              + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
+        training_row(news, scratch, runs, kind, options, f"20news train, {label}")
 
 
 def mail_table(enron: Path, scratch: Path, runs: int) -> None:

@@ -254,6 +254,15 @@ static void grow_into(Table *t, Py_buffer *buffer, Py_buffer *added)
     t->added = added->buf;
 }
 
+/* A scan's result, (n, n_added), or NULL where it failed (not ok); its buffers (a list that
+ * ends with NULL) released either way. */
+static PyObject *scanned(int ok, Py_ssize_t found, const Table *t, Py_buffer *buffers[])
+{
+    for (; *buffers; buffers++)
+        PyBuffer_Release(*buffers);
+    return ok ? Py_BuildValue("nn", found, t->n_added) : NULL;
+}
+
 PyDoc_STRVAR(scan_doc, "scan(buffer, byte_kind, shortest, doc_starts, store, starts, lengths, slots, numbers, rows,"
              " added) -> (n, n_added)\n\n"
              "Write the word number and the document of each run of `shortest` (1 or 2) or more word\n"
@@ -325,17 +334,9 @@ static PyObject *scan(PyObject *self, PyObject *args)
             found = emit(&t, text, n, start, n, kind, joins, shortest, doc, n_docs, &d, number, row, found);
         Py_END_ALLOW_THREADS
     }
-    PyBuffer_Release(&buffer);
     PyBuffer_Release(&byte_kind);
-    PyBuffer_Release(&doc_starts);
-    PyBuffer_Release(&store);
-    PyBuffer_Release(&starts);
-    PyBuffer_Release(&lengths);
-    PyBuffer_Release(&slots);
-    PyBuffer_Release(&numbers);
-    PyBuffer_Release(&rows);
-    PyBuffer_Release(&added);
-    return ok ? Py_BuildValue("nn", found, t.n_added) : NULL;
+    return scanned(ok, found, &t, (Py_buffer *[]){&buffer, &doc_starts, &store, &starts, &lengths, &slots, &numbers,
+                                                  &rows, &added, NULL});
 }
 
 /* The start of the UTF-8 character after the one at p, or end. */
@@ -425,16 +426,8 @@ static PyObject *scan_chars(PyObject *self, PyObject *args)
         }
         Py_END_ALLOW_THREADS
     }
-    PyBuffer_Release(&buffer);
-    PyBuffer_Release(&doc_starts);
-    PyBuffer_Release(&store);
-    PyBuffer_Release(&starts);
-    PyBuffer_Release(&lengths);
-    PyBuffer_Release(&slots);
-    PyBuffer_Release(&numbers);
-    PyBuffer_Release(&rows);
-    PyBuffer_Release(&added);
-    return ok ? Py_BuildValue("nn", found, t.n_added) : NULL;
+    return scanned(ok, found, &t, (Py_buffer *[]){&buffer, &doc_starts, &store, &starts, &lengths, &slots, &numbers,
+                                                  &rows, &added, NULL});
 }
 
 /* The bigrams of the table: open-addressing slots of (first << 32 | second word number, column),

@@ -146,7 +146,37 @@ class Vectorizer:
         return count_features([self.analyzer(text) for text in texts], vocabulary)
 
 
-class WordVocabulary:
+class _TableColumns:
+    """What the vocabularies of tables share: the columns kept as strings from the first batch
+    counted the plain way (``as_strings``), the terms written out from the table otherwise."""
+
+    _strings: GrowingVocabulary | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.terms())
+
+    def as_strings(self) -> GrowingVocabulary:
+        """The columns as term -> column, kept as strings from now on."""
+        if self._strings is None:
+            self._strings = GrowingVocabulary(zip(self.terms(), itertools.count()))
+        return self._strings
+
+    def terms(self) -> Sequence[str]:
+        """The terms in column order."""
+        return self._table_terms() if self._strings is None else list(self._strings)
+
+    def sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
+        """The terms in sorted order, and each column's position among them."""
+        return self._table_sorted_terms() if self._strings is None else self._strings.sorted_terms()
+
+    def _table_terms(self) -> Sequence[str]:
+        raise NotImplementedError
+
+    def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
+        raise NotImplementedError
+
+
+class WordVocabulary(_TableColumns):
     """The columns of a growing ``WordTable``: each a word or a pair of words, kept as the
     table's token numbers rather than as a string, so that training makes no string per bigram.
 
@@ -164,13 +194,9 @@ class WordVocabulary:
         self.table: WordTable  # the table whose token numbers these are; it sets itself here
         self._first: list[np.ndarray] = []  # token numbers of each column's first word, in blocks
         self._second: list[np.ndarray] = []  # of its second word, or -1
-        self._strings: GrowingVocabulary | None = None
 
     def __len__(self) -> int:
         return sum(map(len, self._first)) if self._strings is None else len(self._strings)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.terms())
 
     def add(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Columns for terms not added before (distinct), given as token numbers."""
@@ -181,23 +207,11 @@ class WordVocabulary:
         self._second.append(second)
         return np.arange(start, start + len(first))
 
-    def as_strings(self) -> GrowingVocabulary:
-        """The columns as term -> column, kept as strings from now on."""
-        if self._strings is None:
-            self._strings = GrowingVocabulary(zip(self.terms(), itertools.count()))
-        return self._strings
-
-    def terms(self) -> Sequence[str]:
-        """The terms in column order."""
-        if self._strings is not None:
-            return list(self._strings)
+    def _table_terms(self) -> Sequence[str]:
         first, second = self._codes()
         return PackedTerms(self.table.joined_terms(first, second), len(first))
 
-    def sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
-        """The terms in sorted order, and each column's position among them."""
-        if self._strings is not None:
-            return self._strings.sorted_terms()
+    def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
         first, second = self._codes()
         rank = self.table.word_ranks()
         order = np.argsort(rank[first] * (len(rank) + 1) + np.where(second >= 0, rank[second] + 1, 0))
@@ -218,7 +232,7 @@ class WordVocabulary:
         return self._first[0], self._second[0]
 
 
-class PairedVocabulary:
+class PairedVocabulary(_TableColumns):
     """The columns of a ``PairedTable``: its word table's and its character table's, numbered
     in one sequence as batches add them (a batch's new word columns first), so that each
     part's columns keep their order among all of them."""
@@ -226,13 +240,9 @@ class PairedVocabulary:
     def __init__(self) -> None:
         self.words, self.chars = WordVocabulary(), WordVocabulary()
         self._maps = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        self._strings: GrowingVocabulary | None = None
 
     def __len__(self) -> int:
         return sum(map(len, self._maps)) if self._strings is None else len(self._strings)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.terms())
 
     def columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The column of each column of the word table's vocabulary and of the character
@@ -246,28 +256,16 @@ class PairedVocabulary:
         self._maps = maps[0], maps[1]
         return self._maps
 
-    def as_strings(self) -> GrowingVocabulary:
-        """The columns as term -> column, kept as strings from now on (its tables stop)."""
-        if self._strings is None:
-            self._strings = GrowingVocabulary(zip(self.terms(), itertools.count()))
-        return self._strings
-
-    def terms(self) -> Sequence[str]:
-        """The terms in column order."""
-        if self._strings is not None:
-            return list(self._strings)
+    def _table_terms(self) -> Sequence[str]:
         terms: list[str] = [""] * len(self)
         for part, columns in zip((self.words, self.chars), self.columns()):
             for column, term in zip(columns.tolist(), part.terms()):
                 terms[column] = term
         return terms
 
-    def sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
-        """The terms in sorted order, and each column's position among them: the words' that
-        sort before ``[`` (no word has one), the character n-grams' (``[ab]``), then the
-        other words', each part sorted by its own table."""
-        if self._strings is not None:
-            return self._strings.sorted_terms()
+    def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
+        """The words' that sort before ``[`` (no word has one), the character n-grams'
+        (``[ab]``), then the other words', each part sorted by its own table."""
         word_columns, char_columns = self.columns()
         (words, word_position), (chars, char_position) = self.words.sorted_terms(), self.chars.sorted_terms()
         word_blob, char_blob = pack_terms(words), pack_terms(chars)
