@@ -24,11 +24,10 @@ counted by the plain path too.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -269,7 +268,7 @@ class PairedVocabulary(_TableColumns):
         word_columns, char_columns = self.columns()
         (words, word_position), (chars, char_position) = self.words.sorted_terms(), self.chars.sorted_terms()
         word_blob, char_blob = pack_terms(words), pack_terms(chars)
-        starts = _term_starts(word_blob, len(words))
+        starts = _term_spans(word_blob, len(words))[0]
         before = int(np.searchsorted(word_blob[starts] > ord("["), True))
         cut = int(starts[before]) if before < len(words) else len(word_blob) + 1  # where the words after begin
         newline = np.array([10], dtype=np.uint8)
@@ -290,10 +289,15 @@ class PairedTable:
     their columns put side by side: a ``PairedVocabulary``'s (growing), or a model's terms'
     positions (fixed, ``for_terms``)."""
 
-    def __init__(self, analyzer: Analyzer, vocabulary: PairedVocabulary | None = None) -> None:
+    def __init__(self, analyzer: Analyzer, vocabulary: PairedVocabulary | None = None, *,
+                 parts: tuple[WordTable, WordTable] | None = None) -> None:
+        """Growing, with ``vocabulary``; fixed, with the two tables made (``parts``)."""
         self.analyzer, self.vocabulary = analyzer, vocabulary
-        self.words = WordTable(_word_part(analyzer), None if vocabulary is None else vocabulary.words)
-        self.chars = WordTable(_char_part(analyzer), None if vocabulary is None else vocabulary.chars, bracketed=True)
+        if parts is None:
+            assert vocabulary is not None
+            parts = (WordTable(_word_part(analyzer), vocabulary.words),
+                     WordTable(_char_part(analyzer), vocabulary.chars, bracketed=True))
+        self.words, self.chars = parts
         self._maps = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)  # a fixed table's columns
         self._n_columns = 0
 
@@ -301,20 +305,19 @@ class PairedTable:
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> PairedTable:
         """A fixed table whose columns are the positions of ``terms``: those written ``[ab]``
         are character n-grams (no word has a ``[``), the others words."""
-        table = cls(analyzer)
         blob = pack_terms(terms)
-        starts = _term_starts(blob, len(terms))
-        lengths = np.append(starts[1:] - 1, len(blob)) - starts if len(terms) else starts
+        starts, lengths = _term_spans(blob, len(terms))
         if (lengths < 1).any():
             raise TokenClash  # not a term this path makes
         is_char = blob[starts] == ord("[")
         if (lengths[is_char] < 3).any() or (blob[starts[is_char] + lengths[is_char] - 1] != ord("]")).any():
             raise TokenClash
         words, chars = np.flatnonzero(~is_char), np.flatnonzero(is_char)
-        table.words = WordTable.for_terms(table.words.analyzer,
-                                          PackedTerms(_packed(blob, starts[words], lengths[words]), len(words)))
-        table.chars = WordTable.for_terms(table.chars.analyzer, PackedTerms(
-            _packed(blob, starts[chars] + 1, lengths[chars] - 2), len(chars)), bracketed=True)
+        parts = (WordTable.for_terms(_word_part(analyzer),
+                                     PackedTerms(_packed(blob, starts[words], lengths[words]), len(words))),
+                 WordTable.for_terms(_char_part(analyzer), PackedTerms(
+                     _packed(blob, starts[chars] + 1, lengths[chars] - 2), len(chars)), bracketed=True))
+        table = cls(analyzer, parts=parts)
         table._maps, table._n_columns = (words, chars), len(terms)
         return table
 
@@ -344,7 +347,7 @@ class PairedTable:
 
 
 def _word_part(analyzer: Analyzer) -> Analyzer:
-    return dataclasses.replace(analyzer, char_ngrams=None)
+    return replace(analyzer, char_ngrams=None)
 
 
 def _char_part(analyzer: Analyzer) -> Analyzer:
@@ -352,9 +355,12 @@ def _char_part(analyzer: Analyzer) -> Analyzer:
     return Analyzer(analyzer="char_wb", ngram_range=analyzer.char_ngrams, lowercase=analyzer.lowercase)
 
 
-def _term_starts(blob: np.ndarray, n_terms: int) -> np.ndarray:
-    """Where each of the ``n_terms`` packed terms in ``blob`` (newline between two) starts."""
-    return np.append(0, np.flatnonzero(blob == 10) + 1) if n_terms else np.zeros(0, dtype=np.int64)
+def _term_spans(blob: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of the ``n_terms`` packed terms in ``blob`` (newline between two) starts, and
+    its length in bytes."""
+    ends = PackedTerms(blob, n_terms).ends()
+    starts = np.append(0, ends[:-1] + 1) if n_terms else ends
+    return starts, ends - starts
 
 
 def _packed(blob: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -414,7 +420,7 @@ class WordTable:
         self._n_columns = 0
         # The compiled scanner's (word lengths, slots) and pair slots, and how many pairs those hold.
         self._scanned: tuple[np.ndarray, np.ndarray] | None = None
-        self._pair_slots = np.zeros(0, dtype=np.int64)
+        self._pair_slots = np.full(2 << 4, -1, dtype=np.int64)  # the fewest the scanner takes: no pairs
         self._n_pairs = 0
         if vocabulary is not None and _wordscan is not None:
             no_spans = np.zeros(0, dtype=np.int64)
@@ -422,7 +428,8 @@ class WordTable:
             assert self._scanned is not None  # the compiled scanner's words, just made
             if len(self._scanned[1]) < 2 * GROWING_SLOTS:
                 self._rehash_words(GROWING_SLOTS)
-            self._pair_slots = np.full(2 * GROWING_SLOTS, -1, dtype=np.int64)
+            if self._ngrams & 2:
+                self._pair_slots = np.full(2 * GROWING_SLOTS, -1, dtype=np.int64)
 
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str], *, bracketed: bool = False) -> WordTable:
@@ -459,10 +466,7 @@ class WordTable:
         the table, its column its position."""
         terms = buffer[:len(buffer) - _PAD]
         terms[terms == 0] = _NUL_IN_WORD
-        newlines = np.flatnonzero(terms == 10)
-        ends = np.append(newlines, len(terms)) if n_terms else newlines
-        starts = np.append(0, ends[:-1] + 1) if n_terms else ends
-        lengths = ends - starts
+        starts, lengths = _term_spans(terms, n_terms)
         if len(starts) != n_terms or (lengths < 1).any():
             raise TokenClash  # a term with a newline in it, or empty: not one this path makes
         numbers = self._add_words(buffer, starts, lengths, n_terms)
@@ -470,7 +474,6 @@ class WordTable:
             raise TokenClash
         self._unigram[numbers] = np.arange(n_terms)
         self._n_columns = n_terms
-        self._pair_slots = np.full(2 << 4, -1, dtype=np.int64)  # none: n-grams are counted alone
         return self
 
     def _add_words(self, buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray, guess: int) -> np.ndarray:
