@@ -1,7 +1,8 @@
 """Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
 
     python benchmarks/speed.py [--runs 5] [--cold-runs 20]
-                               [--default-model-only | --char-only | --mail-only | --in-memory-only]
+                               [--default-model-only | --char-only | --hashed-only | --mail-only
+                                | --in-memory-only]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
@@ -11,7 +12,8 @@ nbtext's default model (word uni- and bigrams, one-letter words kept) on 20news,
 CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2) given the same token pattern, and
 the same with --tokens words (the pipeline's own pattern) and --tokens joined. Character n-grams
 (--analyzer char_wb --ngram-range 2,4) on 20news next to the same pipeline's, and beside the
-default model's words (--char-ngrams 2,4) next to the union of the two. Prediction throughput on
+default model's words (--char-ngrams 2,4) next to the union of the two. The default model's
+features hashed into 2**20 buckets next to HashingVectorizer's. Prediction throughput on
 20news-bydate/test in memory (median of --runs), as it is and with typographic quotes and dashes
 (every document non-ASCII), and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
@@ -19,7 +21,7 @@ process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pi
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
 with --jobs on every core, and a spam filter trained on it as message files and as one mbox
 a class, the same two ways (--mail-only: those tables alone; --in-memory-only: the in-memory
-prediction table alone). Medians and ratios; peak RSS of
+prediction table alone; --char-only and --hashed-only: those training rows alone). Medians and ratios; peak RSS of
 each process with its workers. Every measurement runs in its own process, with nbtext's
 bytecode written first, as installing it writes it.
 """
@@ -73,9 +75,11 @@ vec = {"count": CountVectorizer(), "hashing": HashingVectorizer(alternate_sign=F
        "words": CountVectorizer(ngram_range=(1, 2)),
        "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern),
        "char_wb": CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)),
+       "hashed": HashingVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b", n_features=2**20,
+                                   alternate_sign=False, norm=None),
        "beside": make_union(CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
                             CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)))}[sys.argv[1]]
-nb = (ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined", "char_wb", "beside")
+nb = (ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined", "char_wb", "beside", "hashed")
       else MultinomialNB())
 pipe = make_pipeline(vec, nb).fit([d.text for d in docs], [d.label for d in docs])
 seconds = time.perf_counter() - start
@@ -242,9 +246,13 @@ def training_row(news: Path, scratch: Path, runs: int, kind: str, options: list[
                            {"OUT": str(scratch / f"{kind}-sklearn.joblib")})
     timings = alternating(commands, runs)
     sklearn = timings["sklearn"]
-    vectorizer = joblib.load(scratch / f"{kind}-sklearn.joblib")[0]
-    parts = [part for _, part in vectorizer.transformer_list] if hasattr(vectorizer, "transformer_list") else [vectorizer]
-    assert len(Model.load(model).terms) == sum(len(part.vocabulary_) for part in parts), f"{kind}: vocabularies differ"
+    vectorizer, nb = joblib.load(scratch / f"{kind}-sklearn.joblib")
+    if hasattr(vectorizer, "n_features"):  # hashed, each by its own hash: the same counts in all, by class
+        totals = Model.load(model).counts.dense("term_counts").sum(axis=1)
+        assert totals.tolist() == nb.feature_count_.sum(axis=1).tolist(), f"{kind}: counts differ"
+    else:
+        parts = [part for _, part in getattr(vectorizer, "transformer_list", [(None, vectorizer)])]
+        assert len(Model.load(model).terms) == sum(len(p.vocabulary_) for p in parts), f"{kind}: vocabularies differ"
     print(f"| {label}: wall time (median of {runs}), peak RSS | "
           + " | ".join(cell(timings[jobs]) for jobs in JOBS)
           + f" | {cell(sklearn)} | {train_ratios(sklearn[0], timings)} |", flush=True)
@@ -262,6 +270,16 @@ def char_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
     for kind, options, label in (("char_wb", ["--analyzer", "char_wb", "--ngram-range", "2,4"], "char_wb"),
                                  ("beside", ["--char-ngrams", "2,4"], "beside words (--char-ngrams)")):
         training_row(news, scratch, runs, kind, options, f"20news train, {label}")
+
+
+def hashed_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
+    """Print the row of the default model's features hashed into 2**20 buckets, next to
+    scikit-learn's HashingVectorizer given the same n-grams, tokens and buckets; the counts
+    checked equal class by class."""
+    print(f"\n| word uni+bigrams hashed into 2**20 buckets | {columns} | HashingVectorizer(ngram_range=(1, 2), "
+          "n_features=2**20)+ComplementNB | ratio (each nbtext column) |")
+    print("|---|---|---|---|---|---|")
+    training_row(news, scratch, runs, "hashed", ["--hash-features", "2**20"], "20news train, --hash-features 2**20")
 
 
 def mail_table(enron: Path, scratch: Path, runs: int) -> None:
@@ -341,6 +359,7 @@ def main() -> None:
     parser.add_argument("--default-model-only", action="store_true", help="only the default model's table")
     parser.add_argument("--mail-only", action="store_true", help="only the table of predict on mail")
     parser.add_argument("--char-only", action="store_true", help="only the table of character n-grams")
+    parser.add_argument("--hashed-only", action="store_true", help="only the row of hashed features")
     parser.add_argument("--in-memory-only", action="store_true",
                         help="only the table of prediction in memory (the two models trained once, untimed)")
     args = parser.parse_args()
@@ -359,6 +378,9 @@ def main() -> None:
         return
     if args.char_only:
         char_table(news, scratch, columns, args.runs)
+        return
+    if args.hashed_only:
+        hashed_table(news, scratch, columns, args.runs)
         return
     if args.in_memory_only:
         ours, theirs = scratch / "ours.joblib", scratch / "theirs.joblib"
@@ -390,6 +412,7 @@ def main() -> None:
 
     default_model = default_model_table(news, scratch, columns, args.runs)
     char_table(news, scratch, columns, args.runs)
+    hashed_table(news, scratch, columns, args.runs)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     in_memory_table(news, ours, theirs, args.runs)

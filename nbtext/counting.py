@@ -83,6 +83,19 @@ class CountMatrix:
         indptr = np.concatenate([[0], np.cumsum(kept)])[self.indptr]
         return CountMatrix(indptr, columns[kept], self.data[kept], n_features)
 
+    def summed_into(self, column_map: np.ndarray, n_features: int) -> CountMatrix:
+        """Column j added into column ``column_map[j]`` of ``n_features`` (dropped where that is
+        -1): the counts of columns that land on one are summed, each row's columns in order.
+
+        >>> m = CountMatrix.coerce([[1, 2, 3], [4, 0, 0]])
+        >>> m.summed_into(np.array([1, -1, 1]), 2).to_scipy().toarray().tolist()
+        [[0.0, 4.0], [0.0, 4.0]]
+        """
+        columns = column_map[self.indices]
+        kept = columns >= 0
+        width = max(n_features, 1)
+        return _summed(self.row_ids()[kept] * width + columns[kept], self.data[kept], self.shape[0], n_features)
+
     def in_column_order(self) -> CountMatrix:
         """The same matrix with each row's values in column order, as ``count_matrix`` makes
         them (``dot_by_feature`` and ``weigh_rows`` add a row's values in their order)."""
@@ -368,13 +381,24 @@ def count_features(
 def count_matrix(rows: np.ndarray, ids: np.ndarray, n_docs: int, n_columns: int) -> CountMatrix:
     """The CountMatrix of feature occurrences (row ``rows[i]``, column ``ids[i]``): one sort
     of (row, column) keys (``np.unique`` with counts, without its slower hashing)."""
+    return _summed(rows * max(n_columns, 1) + ids, None, n_docs, n_columns)
+
+
+def _summed(keys: np.ndarray, values: np.ndarray | None, n_docs: int, n_columns: int) -> CountMatrix:
+    """The CountMatrix whose entry (row, column) is the sum of the ``values`` (each 1 where
+    there are none) of the ``keys`` ``row * max(n_columns, 1) + column`` equal to it."""
     width = max(n_columns, 1)
-    keys = rows * width + ids
-    keys.sort()
-    firsts = np.flatnonzero(run_starts(keys))
-    counts = np.diff(firsts, append=len(keys)).astype(np.float64)
+    if values is None:
+        keys = np.sort(keys)
+        firsts = np.flatnonzero(run_starts(keys))
+        sums = np.diff(firsts, append=len(keys)).astype(np.float64)
+    else:
+        order = np.argsort(keys)
+        keys = keys[order]
+        firsts = np.flatnonzero(run_starts(keys))
+        sums = np.add.reduceat(values[order], firsts) if len(firsts) else np.zeros(0)
     keys = keys[firsts]
-    return CountMatrix(_indptr(keys // width, n_docs), keys % width, counts, n_columns)
+    return CountMatrix(_indptr(keys // width, n_docs), keys % width, sums, n_columns)
 
 
 def used_columns(indices: np.ndarray, n_columns: int) -> tuple[np.ndarray, np.ndarray]:

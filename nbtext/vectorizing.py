@@ -14,11 +14,15 @@ fallback and the tests' oracle.
 With the compiled scanner, ``char_wb`` takes this path too: each word's character n-grams
 are the table's words, each counted alone (``scan_chars``), so no string is made for one.
 
+Character n-grams beside words (``--char-ngrams``) are counted by two tables side by side
+(``PairedTable``); hashed features (``--hash-features``) by any of these tables, whose terms
+are then folded into their buckets (``HashedTable``).
+
 The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
-tests hold the paths equal on real corpora); analyzers this path does not cover (character
-n-grams beside words, hashing, n > 2, and ``char_wb`` without the compiled scanner) keep the
-plain path. Joined tokens are runs that go on through the joining bytes (``.``, ``@``, ``'``,
-``-``), trimmed of those at their ends. A batch in which two different tokens share a hash is
+tests hold the paths equal on real corpora); analyzers this path does not cover (word n-grams
+longer than two, and character n-grams without the compiled scanner) keep the plain path.
+Joined tokens are runs that go on through the joining bytes (``.``, ``@``, ``'``, ``-``),
+trimmed of those at their ends. A batch in which two different tokens share a hash is
 counted by the plain path too.
 """
 
@@ -26,6 +30,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -75,17 +81,20 @@ TERMS_PER_BLOCK = 1 << 16
 
 def supports(analyzer: Analyzer) -> bool:
     """Whether this path gives ``analyzer``'s features: tokens (either kind), n-grams of one or
-    two; or, with the compiled scanner, character n-grams inside words (``char_wb``)."""
+    two; or, with the compiled scanner, character n-grams inside words (``char_wb``); each
+    hashed or not."""
     if analyzer.hash_features is not None:
-        return False
+        return supports(_unhashed(analyzer))
     if analyzer.analyzer == "char_wb":
         return _wordscan is not None
     return analyzer.ngram_range[1] <= 2 and (analyzer.char_ngrams is None or _wordscan is not None)
 
 
-def fixed_table(analyzer: Analyzer, terms: Sequence[str]) -> WordTable | PairedTable:
+def fixed_table(analyzer: Analyzer, terms: Sequence[str]) -> WordTable | PairedTable | HashedTable:
     """The table that counts a model's ``terms`` (its columns their positions), for an analyzer
     this path ``supports``."""
+    if analyzer.hash_features is not None:
+        return HashedTable.for_terms(analyzer, terms)
     if analyzer.char_ngrams is not None:
         return PairedTable.for_terms(analyzer, terms)
     return WordTable.for_terms(analyzer, terms)
@@ -100,9 +109,12 @@ class Vectorizer:
 
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
-        self.vocabulary: WordVocabulary | PairedVocabulary | GrowingVocabulary
-        self.table: WordTable | PairedTable | None
-        if supports(analyzer) and analyzer.char_ngrams is not None:
+        self.vocabulary: WordVocabulary | PairedVocabulary | BucketVocabulary | GrowingVocabulary
+        self.table: WordTable | PairedTable | HashedTable | None
+        if supports(analyzer) and analyzer.hash_features is not None:
+            self.vocabulary = BucketVocabulary()
+            self.table = HashedTable(analyzer, self.vocabulary)
+        elif supports(analyzer) and analyzer.char_ngrams is not None:
             self.vocabulary = PairedVocabulary()
             self.table = PairedTable(analyzer, self.vocabulary)
         elif supports(analyzer):
@@ -140,7 +152,7 @@ class Vectorizer:
         vocabulary = self.vocabulary
         if isinstance(vocabulary, PairedVocabulary):
             self.table = None  # its two tables cannot go on from terms kept as strings: plain from now on
-        if isinstance(vocabulary, (WordVocabulary, PairedVocabulary)):
+        if isinstance(vocabulary, _TableColumns):
             vocabulary = vocabulary.as_strings()
         return count_features([self.analyzer(text) for text in texts], vocabulary)
 
@@ -207,8 +219,13 @@ class WordVocabulary(_TableColumns):
         return np.arange(start, start + len(first))
 
     def _table_terms(self) -> Sequence[str]:
+        return PackedTerms(self.packed_from(0), len(self))
+
+    def packed_from(self, start: int) -> np.ndarray:
+        """The terms of the columns from ``start`` on, packed (a newline between two), from
+        the table."""
         first, second = self._codes()
-        return PackedTerms(self.table.joined_terms(first, second), len(first))
+        return self.table.joined_terms(first[start:], second[start:])
 
     def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
         first, second = self._codes()
@@ -344,6 +361,171 @@ class PairedTable:
         order = np.argsort(keys, kind="stable")
         return CountMatrix(words.indptr + chars.indptr, keys[order] % max(n_columns, 1),
                            np.concatenate([words.data, chars.data])[order], n_columns)
+
+
+class BucketVocabulary(_TableColumns):
+    """The columns of a growing ``HashedTable``: buckets (terms ``#17``), each numbered when a
+    batch first has it."""
+
+    def __init__(self) -> None:
+        self._columns = _SortedMap()  # bucket -> column
+        self._buckets: list[np.ndarray] = []  # the bucket of each column, in blocks
+
+    def __len__(self) -> int:
+        return sum(map(len, self._buckets)) if self._strings is None else len(self._strings)
+
+    def columns(self, buckets: np.ndarray) -> np.ndarray:
+        """The column of each of the distinct ``buckets``, new ones numbered next."""
+        if self._strings is not None:
+            return self._strings.ids(_bucket_terms(buckets))
+        columns = self._columns.get(buckets)
+        new = np.flatnonzero(columns < 0)
+        if len(new):
+            columns[new] = np.arange(len(self), len(self) + len(new))
+            self._columns.add(buckets[new], columns[new])
+            self._buckets.append(buckets[new])
+        return columns
+
+    def _table_terms(self) -> Sequence[str]:
+        return _bucket_terms(np.concatenate([np.zeros(0, dtype=np.int64), *self._buckets]))
+
+    def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
+        terms, (position,) = sorted_union(self._table_terms())
+        return terms, position
+
+
+class HashedTable:
+    """Features hashed into buckets (``--hash-features``), counted by a table: a growing table
+    of the same analyzer without hashing counts each batch, each of its new terms gets its
+    bucket from its packed bytes (``crc32_of_terms``), and the counts of a document's terms
+    that share a bucket are added up in its column: a ``BucketVocabulary``'s (growing) or a
+    model's (fixed, ``for_terms``). No string is made for a term.
+
+    So that memory stays bounded however many distinct terms the data have, the table is let go
+    once it holds ``HASHED_TABLE_TERMS`` terms, and the next batch starts a new one. Each thread
+    that counts has its own (a model's threads score blocks of one input side by side).
+    """
+
+    def __init__(self, analyzer: Analyzer, vocabulary: BucketVocabulary | None = None, *,
+                 model_buckets: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """Growing, with ``vocabulary``; fixed, with a model's (buckets, columns)."""
+        assert analyzer.hash_features is not None
+        self.analyzer, self.vocabulary = analyzer, vocabulary
+        self._fixed = _SortedMap()
+        self._n_columns = 0
+        if model_buckets is not None:
+            self._fixed.add(*model_buckets)
+            self._n_columns = len(model_buckets[0])
+        self._finder = self._new_table()  # finds a batch's tokens, which depends on no batch before
+        # Each thread's table, and the column of each of its terms (-1: none).
+        self._counting = threading.local()
+
+    @classmethod
+    def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> HashedTable:
+        """A fixed table whose columns are the positions of ``terms``, each a bucket (``#17``)."""
+        assert analyzer.hash_features is not None
+        try:
+            buckets = np.array([int(term[1:]) if term[:1] == "#" and term[1:].isdigit() else -1 for term in terms],
+                               dtype=np.int64)
+        except ValueError:  # digits int() does not read
+            raise TokenClash from None
+        if ((buckets < 0) | (buckets >= analyzer.hash_features)).any() or _bucket_terms(buckets) != list(terms):
+            raise TokenClash  # not terms this path makes: the plain path
+        return cls(analyzer, model_buckets=(buckets, np.arange(len(terms))))
+
+    def _new_table(self) -> WordTable | PairedTable:
+        unhashed = _unhashed(self.analyzer)
+        if unhashed.char_ngrams is not None:
+            return PairedTable(unhashed, PairedVocabulary())
+        return WordTable(unhashed, WordVocabulary())
+
+    def count(self, texts: Sequence[str]) -> CountMatrix:
+        """Documents x columns counts of ``texts``."""
+        return self.count_tokens(self.tokens(texts))
+
+    def tokens(self, texts: Sequence[str]) -> Any:
+        """The tokens a table counts (see ``WordTable.tokens``)."""
+        return self._finder.tokens(texts)
+
+    def count_tokens(self, found: Any) -> CountMatrix:
+        """The counts of the texts ``found`` was made from, by bucket."""
+        counting = self._counting
+        if getattr(counting, "table", None) is None or len(counting.column) > HASHED_TABLE_TERMS:
+            counting.table, counting.column = self._new_table(), np.zeros(0, dtype=np.int64)
+        try:
+            matrix = counting.table.count_tokens(found)
+        except TokenClash:  # a batch for the plain path; the table may have taken in part of it
+            counting.table = None
+            raise
+        if matrix.n_features > len(counting.column):
+            counting.column = np.concatenate([counting.column, self._columns_of_new_terms(counting.table,
+                                                                                          len(counting.column))])
+        n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
+        return matrix.summed_into(counting.column, n_columns)
+
+    def _columns_of_new_terms(self, table: WordTable | PairedTable, known: int) -> np.ndarray:
+        """The column of each term ``table`` took in after its first ``known``, by its bucket;
+        a growing vocabulary numbers the buckets it lacks."""
+        vocabulary = table.vocabulary
+        assert vocabulary is not None
+        parts = (zip((vocabulary.words, vocabulary.chars), vocabulary.columns())
+                 if isinstance(vocabulary, PairedVocabulary) else [(vocabulary, np.arange(len(vocabulary)))])
+        bucket = np.empty(len(vocabulary) - known, dtype=np.int64)
+        for part, columns in parts:
+            start = int(np.searchsorted(columns, known))  # a part's columns rise as batches add them
+            bucket[columns[start:] - known] = crc32_of_terms(part.packed_from(start), len(columns) - start)
+        distinct, inverse = np.unique(bucket % self.analyzer.hash_features, return_inverse=True)
+        if self.vocabulary is not None:
+            return self.vocabulary.columns(distinct)[inverse]
+        return self._fixed.get(distinct)[inverse]
+
+
+def _unhashed(analyzer: Analyzer) -> Analyzer:
+    return replace(analyzer, hash_features=None)
+
+
+def _bucket_terms(buckets: np.ndarray) -> list[str]:
+    """Each bucket's term, as ``Analyzer`` writes it: ``#17``."""
+    return list(map("#%d".__mod__, buckets.tolist()))
+
+
+def _crc_table() -> np.ndarray:
+    """CRC-32's table (the reflected polynomial 0xEDB88320, as zlib's): the remainder of each byte."""
+    table = np.arange(256, dtype=np.uint32)
+    for _ in range(8):
+        table = np.where(table & 1, (table >> 1) ^ np.uint32(0xEDB88320), table >> 1).astype(np.uint32)
+    return table
+
+
+_CRC_TABLE = _crc_table()
+#: The terms a ``HashedTable``'s table holds before it is let go (about 50 bytes each).
+HASHED_TABLE_TERMS = 1 << 20
+#: Terms up to this many bytes get their CRC-32 from numpy, a byte position at a time across all
+#: of them; a longer one (a rare run of base64, say) from zlib, alone.
+CRC_ROUNDS = 64
+
+
+def crc32_of_terms(blob: np.ndarray, n_terms: int) -> np.ndarray:
+    """``zlib.crc32`` of each of the ``n_terms`` terms packed in ``blob`` (a newline between two),
+    as int64: the hash ``--hash-features`` takes of a feature's UTF-8 bytes.
+
+    >>> terms = ["cat", "the cat", ""]
+    >>> crc32_of_terms(pack_terms(terms), 3).tolist() == [zlib.crc32(term.encode()) for term in terms]
+    True
+    """
+    starts, lengths = _term_spans(blob, n_terms)
+    crc = np.zeros(n_terms, dtype=np.int64)
+    short = np.flatnonzero(lengths <= CRC_ROUNDS)
+    short = short[np.argsort(-lengths[short], kind="stable")]  # longest first: those still going are a prefix
+    at, going = starts[short], lengths[short]
+    state = np.full(len(short), 0xFFFFFFFF, dtype=np.uint32)
+    for j in range(int(going[0]) if len(going) else 0):
+        k = int(np.searchsorted(-going, -j))  # how many are longer than j bytes
+        state[:k] = _CRC_TABLE[(state[:k] ^ blob[at[:k] + j]) & 0xFF] ^ (state[:k] >> 8)
+    crc[short] = state ^ np.uint32(0xFFFFFFFF)
+    for i in np.flatnonzero(lengths > CRC_ROUNDS).tolist():
+        crc[i] = zlib.crc32(blob[starts[i]:starts[i] + lengths[i]].tobytes())
+    return crc
 
 
 def _word_part(analyzer: Analyzer) -> Analyzer:

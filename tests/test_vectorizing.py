@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import zlib
 
 import numpy as np
 import pytest
@@ -16,7 +18,8 @@ from nbtext.counting import GrowingVocabulary, count_features
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
-from nbtext.vectorizing import PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary, fixed_table
+from nbtext.vectorizing import (HashedTable, PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary,
+                                fixed_table)
 
 from .conftest import assert_same_matrix, corpus_path, needs_compiled
 
@@ -699,3 +702,122 @@ def test_a_model_with_character_ngrams_beside_words_scores_with_its_table_as_wit
         assert_same_matrix(model.vectorize(texts), model.vectorize_features([model.analyzer(t) for t in texts]))
         used += isinstance(model._word_table, PairedTable)
     assert used >= 2
+
+
+# --- hashed features (--hash-features): a table's terms folded into buckets by CRC-32 ------------
+
+HASHED_ANALYZERS = {
+    "uni+bigrams, 2**20 buckets": Analyzer(ngram_range=(1, 2), tokens="all-words", hash_features=1 << 20),
+    "words, 1000 buckets, stop words": Analyzer(hash_features=1000, stop_words=frozenset(ENGLISH_STOP_WORDS)),
+    "joined bigrams, 2**16 buckets": Analyzer(ngram_range=(2, 2), tokens="joined", hash_features=1 << 16),
+    "char_wb 2-4, 2**18 buckets": Analyzer(analyzer="char_wb", ngram_range=(2, 4), hash_features=1 << 18),
+    "uni+bigrams and char 2-3, 2**16 buckets": Analyzer(ngram_range=(1, 2), char_ngrams=(2, 3), hash_features=1 << 16),
+}
+
+
+def plain_and_hashed(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, Vectorizer]:
+    """Rows counted batch by batch by the plain path and by a Vectorizer with a hashed table,
+    as {bucket: count}; its sorted terms checked against Python's sort of the plain path's."""
+    plain, vectorize = GrowingVocabulary(), Vectorizer(analyzer)
+    assert isinstance(vectorize.table, HashedTable)
+    plain_rows, hashed_rows = [], []
+    for texts in batches:
+        plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
+        hashed_rows += as_dicts(vectorize(texts), vectorize.vocabulary)
+    in_order, position = vectorize.vocabulary.sorted_terms()
+    assert list(in_order) == sorted(plain)
+    assert [in_order[i] for i in position.tolist()] == list(vectorize.vocabulary)
+    return plain_rows, hashed_rows, vectorize
+
+
+def _hashed_scanners(name: str) -> list[str]:
+    """The word tables a hashed analyzer can count with: character n-grams need the compiled one."""
+    return ["compiled"] if "char" in name else ["compiled", "numpy"]
+
+
+@pytest.mark.parametrize("name, scanner", [(name, scanner) for name in HASHED_ANALYZERS
+                                           for scanner in _hashed_scanners(name)])
+def test_hashed_tables_count_what_the_analyzer_counts_on_real_text(mail_and_news, monkeypatch, name, scanner):
+    """Real mail and news: every row's buckets and counts are the plain path's (CRC-32 of each
+    feature's UTF-8 bytes, modulo the buckets), from the table all along, though it is let go
+    and a new one started every few batches; a model's buckets (every other one) make a fixed
+    hashed table that finds exactly what a dict finds."""
+    if scanner == "compiled" and vectorizing._wordscan is None and not os.environ.get("CI"):
+        pytest.skip("nbtext was installed without a C compiler: no compiled word scanner")
+    if scanner == "numpy":
+        monkeypatch.setattr(vectorizing, "_wordscan", None)
+    analyzer = HASHED_ANALYZERS[name]
+    texts = [text for batch in mail_and_news[1::2] for text in batch]
+    batches = [texts[i:i + 175] for i in range(0, len(texts), 175)]
+    distinct = GrowingVocabulary()  # the terms of the first two batches: a table goes on to the
+    count_features([vectorizing._unhashed(analyzer)(text) for text in batches[0] + batches[1]], distinct)
+    monkeypatch.setattr(vectorizing, "HASHED_TABLE_TERMS", len(distinct) - 1)  # second, is let go after it
+    made = []
+    original = HashedTable._new_table
+    monkeypatch.setattr(HashedTable, "_new_table", lambda self: made.append(original(self)) or made[-1])
+    plain_rows, hashed_rows, vectorize = plain_and_hashed(analyzer, batches)
+    assert plain_rows == hashed_rows
+    # The finder, then tables let go, but not after every batch: some go on from the last.
+    assert vectorize.vocabulary._strings is None and 3 <= len(made) <= len(batches)
+    terms = sorted(vectorize.vocabulary)[::2]
+    table, lookup = fixed_table(analyzer, terms), dict(zip(terms, range(len(terms))))
+    assert isinstance(table, HashedTable)
+    found = 0
+    for texts in mail_and_news[::2]:
+        counted = table.count(texts)
+        assert_same_matrix(counted, count_features([analyzer(t) for t in texts], lookup, n_known=len(terms)))
+        found += counted.data.sum()
+    assert found > 100_000
+
+
+@settings(max_examples=200, deadline=None)
+@given(terms=st.lists(st.binary(max_size=150).map(lambda b: b.replace(b"\n", b"")), max_size=40),
+       rounds=st.sampled_from([0, 1, 5, 64]))
+def test_crc32_of_packed_terms_is_zlibs(terms, rounds):
+    """Empty terms, every byte value but the newline, terms shorter and longer than the bytes
+    numpy takes a position at a time (the longer ones from zlib)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectorizing, "CRC_ROUNDS", rounds)
+        got = vectorizing.crc32_of_terms(np.frombuffer(b"\n".join(terms), dtype=np.uint8), len(terms))
+    assert got.tolist() == [zlib.crc32(term) for term in terms]
+
+
+def test_a_clash_in_a_hashed_batch_sends_it_to_the_plain_path(mail_and_news, monkeypatch):
+    """Every long word keyed alike in numpy's table: the batches that clash are counted the
+    plain way, and those of short words only by a new table, into the same buckets."""
+    monkeypatch.setattr(vectorizing, "_wordscan", None)
+    analyzer = HASHED_ANALYZERS["uni+bigrams, 2**20 buckets"]
+    short = [" ".join(w for w in analyzer._words(text) if len(w.encode()) <= 8) for text in mail_and_news[2][:100]]
+    batches = [short, *mail_and_news[:2], short[::-1]]
+    expected, _, _ = plain_and_hashed(analyzer, batches)
+    monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
+    got, _, vectorize = plain_and_hashed(analyzer, batches)
+    assert got == expected
+    assert vectorize.vocabulary._strings is not None and vectorize.table._counting.table is not None
+
+
+@pytest.mark.parametrize("terms", [["#12", "cat"], ["#012"], ["#1000"], ["#-1"], ["#²"], ["#"]])
+def test_a_fixed_hashed_table_refuses_terms_that_are_not_its_buckets(terms):
+    with pytest.raises(TokenClash):
+        HashedTable.for_terms(Analyzer(hash_features=1000), terms)
+
+
+def test_a_hashed_model_scores_a_stream_with_its_table_as_without(mail_and_news):
+    """Trained with --hash-features (min_df 2), a model builds its hashed table once a stream
+    is long enough. Every batch at once, cut into blocks for two threads, each counting with
+    its own table (they once shared one, and one thread's new terms broke another's count),
+    gets the plain path's scores; so does every batch in turn in one thread, and its matrix."""
+    training = [t for batch in mail_and_news[1::2] for t in batch]
+    model = train([_doc(t, str(i % 3)) for i, t in enumerate(training)],
+                  analyzer=HASHED_ANALYZERS["uni+bigrams, 2**20 buckets"])
+    texts = [t for batch in mail_and_news[::2] for t in batch]
+    plain_scores = model.core.predict_log_proba(model.vectorize_features([model.analyzer(t) for t in texts]))
+    model.threads = 2
+    model.predict_log_proba(texts[:50])  # builds the hashed table
+    assert isinstance(model._word_table, HashedTable) and model._thread_blocks(texts)[0] == 2
+    np.testing.assert_array_equal(model.predict_log_proba(texts), plain_scores)
+    model.threads = 1
+    for texts in mail_and_news[::2]:
+        plain = model.vectorize_features([model.analyzer(t) for t in texts])
+        assert_same_matrix(model.vectorize(texts), plain)
+        np.testing.assert_array_equal(model.predict_log_proba(texts), model.core.predict_log_proba(plain))
