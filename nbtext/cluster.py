@@ -24,7 +24,7 @@ from .counting import FrozenCounts
 from .errors import DataError, NbtextError
 from .model import Model
 from .readers import Document, FileBatch, LabelledCorpus, ReadReport
-from .readers.folders import GONE, UNREADABLE, Entry, list_folder
+from .readers.folders import GONE, UNREADABLE, Entry, list_folder, not_found
 
 #: What predict makes of one batch of documents (its output lines, and what it noticed).
 Answers = TypeVar("Answers")
@@ -188,7 +188,7 @@ def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadR
         if path == "-":
             raise DataError("--dask scores files and folders; stdin is read here, without --dask")
         if not os.path.exists(path):
-            raise DataError(f"{path}: no such file or folder")
+            raise not_found(path)
         entries += list_folder(path, report, labelled=False) if os.path.isdir(path) else [(path, None, 0)]
     model = copy.copy(model)
     model.threads = 1  # each worker process (or thread) takes a share of the cores already

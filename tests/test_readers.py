@@ -17,7 +17,7 @@ from nbtext.readers.lines import iter_line_batches
 from .conftest import TICKETS, corpus_path, run
 
 
-def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
+def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path, tickets_model):
     for label in ("ham", "spam"):
         (tmp_path / label / "deep").mkdir(parents=True)
         (tmp_path / label / "1.txt").write_text(f"a {label} message")
@@ -28,6 +28,10 @@ def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
     os.mkfifo(tmp_path / "spam" / "fifo")
     os.symlink(tmp_path / "ham", tmp_path / "spam" / "link-to-ham")
     os.symlink(tmp_path / "nowhere", tmp_path / "spam" / "broken")
+    # Links that loop, which raise where a broken one does not: once a traceback.
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    os.symlink(tmp_path / "ham" / "y", tmp_path / "ham" / "x")
+    os.symlink(tmp_path / "ham" / "x", tmp_path / "ham" / "y")
     corpus = LabelledCorpus([str(tmp_path)])
     docs = list(corpus)
     assert [(os.path.relpath(d.source, tmp_path), d.label) for d in docs] == [
@@ -39,8 +43,21 @@ def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path):
         "not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)": ["README"],
         "not a regular file": ["spam/fifo"],
         "link to a folder read elsewhere (not read twice)": ["spam/link-to-ham"],
-        "broken link or unreadable": ["spam/broken"],
+        "broken link or unreadable": ["ham/x", "ham/y", "loop", "spam/broken"],
     }
+    predicted = run(["predict", tickets_model, tmp_path / "ham"]).stdout
+    assert predicted.count("\n") == 2 and "ham/1.txt\t" in predicted
+    for link in ("loop", "spam/broken"):  # given by name: not "no such file or folder"
+        refused = run(["predict", tickets_model, tmp_path / link], expect=1).stderr
+        assert refused == (f"Error: {tmp_path / link}: a link to nothing that can be read "
+                           "(its target is missing, or it loops)\n")
+    # A maildir's listing is its names: a broken link there was "gone before it was read".
+    for sub in ("cur", "new", "tmp"):
+        (tmp_path / "box" / sub).mkdir(parents=True)
+    (tmp_path / "box" / "cur" / "1").write_text("Subject: refund\n\nmy invoice is wrong\n")
+    os.symlink(tmp_path / "nowhere", tmp_path / "box" / "new" / "2")
+    read = run(["predict", tickets_model, tmp_path / "box", "--input-format", "maildir"])
+    assert read.stdout.count("\n") == 1 and "1 skipped: broken link or unreadable\n" in read.stderr
 
 
 def _png() -> bytes:

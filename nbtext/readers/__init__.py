@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..errors import DataError
-from .folders import NO_DOCUMENTS, Entry, holds_mbox_messages, list_folder, read_files
+from .folders import NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, list_folder, not_found, read_files
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
@@ -194,7 +194,7 @@ class LabelledCorpus:
                                 f"one labelled document a line ({', '.join(LINE_FORMATS)})")
             return [(input_format, [], None)]
         if not os.path.exists(path):
-            raise DataError(f"{path}: no such file or folder")
+            raise not_found(path)
         fmt = input_format or (_folder_format(path) if os.path.isdir(path) else _SUFFIXES.get(_suffix(path)))
         if self.columns is not None and fmt not in ("csv", "tsv", "jsonl", "manifest"):  # else quietly unused
             if fmt is None and os.path.isfile(path):  # sms.csv.gz: not named a table, but the fix is to decompress it
@@ -403,7 +403,7 @@ def iter_unlabelled(
         elif os.path.exists(path):
             yield list(read_files([(path, None, 0)], report, encoding=encoding)), False
         else:
-            raise DataError(f"{path}: no such file or folder")
+            raise not_found(path)
 
 
 def _in_batches(items: Iterator[Any], batch_of: Callable[[list], Any] = list) -> Iterator[tuple[Any, bool]]:
@@ -452,7 +452,7 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
     elif os.path.isfile(path):
         yield from message_files([(path, None, 0)], report)
     else:
-        raise DataError(f"{path}: no such file or folder")
+        raise not_found(path)
 
 
 def _mailboxes(entries: list[Entry]) -> str | None:
@@ -486,7 +486,7 @@ def _folder_format(root: str) -> str:
 def _subfolders(path: str) -> list[str]:
     """The non-hidden folders directly in ``path`` (from directory entries, no stat each)."""
     with os.scandir(path) as entries:
-        return [e.path for e in entries if e.is_dir() and not e.name.startswith(".")]
+        return [e.path for e in entries if is_folder(e) and not e.name.startswith(".")]
 
 
 def _labelled_maildirs(root: str) -> list[tuple[str, str]]:

@@ -8,6 +8,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 
+from ..errors import DataError
 from .report import Document, ReadReport, decode_file, has_byte_order_mark, narrowed, not_text
 
 #: (path, label or None, size in bytes) of one document file.
@@ -22,6 +23,8 @@ READ_ELSEWHERE = "link to a folder read elsewhere (not read twice)"
 #: A listed file gone when it is read: a mail client or delivery agent moved it meanwhile
 #: (maildir's new/ to cur/), or it was deleted.
 GONE = "gone before it was read (moved or deleted meanwhile)"
+#: A link whose target cannot be looked at: missing, or a loop of links.
+BROKEN_LINK = "broken link or unreadable"
 #: The start of the reason for a listed file that cannot be read; the system's reason follows.
 UNREADABLE = "unreadable ("
 #: A first-level folder in which no document was found: its label gets no documents from it.
@@ -47,7 +50,7 @@ def list_folder(root: str, report: ReadReport, *, labelled: bool) -> list[Entry]
     while walk.links:  # breadth by breadth: links met inside linked folders come after
         links, walk.links = walk.links, []
         for path, label in links:
-            walk.enter(path, label, unreadable="broken link or unreadable")
+            walk.enter(path, label, unreadable=BROKEN_LINK)
     if walk.class_folders:
         found = {label for _, label, _ in walk.entries}
         for path, label in walk.class_folders:
@@ -103,7 +106,7 @@ class _Walk:
         folders: list[os.DirEntry[str]] = []
         files: list[os.DirEntry[str]] = []
         for child in children:
-            (folders if child.is_dir() else files).append(child)
+            (folders if is_folder(child) else files).append(child)
         subfolders = []
         for child in folders:
             if child.name.startswith("."):
@@ -122,7 +125,7 @@ class _Walk:
             try:
                 info = child.stat()
             except OSError:
-                report.skip("broken link or unreadable", child.path)
+                report.skip(BROKEN_LINK, child.path)
                 continue
             if not stat.S_ISREG(info.st_mode):
                 report.skip("not a regular file", child.path)
@@ -132,6 +135,24 @@ class _Walk:
                 self.entries.append((child.path, label if self.labelled else None, info.st_size))
         for child in subfolders:
             self.enter(child.path, label or child.name, unreadable="unreadable folder")
+
+
+def not_found(path: str) -> DataError:
+    """The error for a path given to be read that names nothing there: none, or a link to
+    nothing that can be read."""
+    if os.path.islink(path):
+        return DataError(f"{path}: a link to nothing that can be read (its target is missing, or it loops)")
+    return DataError(f"{path}: no such file or folder")
+
+
+def is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether a listing's ``entry`` is a folder or a link to one. A link that cannot be
+    followed is not: one that loops (to itself, or to a link back to it) raises where a
+    missing target gives False, and is then skipped as a broken link, as one is."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def read_files(
@@ -193,7 +214,7 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     try:
         raw = read_bytes(path, size)
     except FileNotFoundError:
-        report.skip(GONE, path)
+        report.skip(BROKEN_LINK if os.path.islink(path) else GONE, path)
         return None
     except OSError as error:
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
