@@ -101,10 +101,11 @@ def train_summary(model, output: str, file: IO[str] | None = None, *, verb: str 
     file = file or sys.stderr
     summary, settings = model.summary, model.settings
     per_class = summary["documents_per_class"]
-    width = max(map(len, per_class))
+    labels = [tsv_field(label) for label in per_class]  # one line each, as the counts after reading show them
+    width = max(map(len, labels))
     print(f"{verb} {settings['variant']} Naive Bayes on {summary['documents']:,} documents "
           f"in {summary['seconds']:.1f}s -> {output}", file=file)
-    for label, n in per_class.items():
+    for label, n in zip(labels, per_class.values()):
         print(f"  {label:<{width}}  {n:>8,}", file=file)
     single = sum(n == 1 for n in per_class.values())
     if len(per_class) > MATRIX_CLASSES and single * 2 > len(per_class):  # ids, or texts, read as labels
@@ -135,7 +136,8 @@ def train_summary(model, output: str, file: IO[str] | None = None, *, verb: str 
 
 
 def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *, width: int | None = None) -> None:
-    """Print an evaluation report as rich tables (``table``) or one JSON object (``json``)."""
+    """Print an evaluation report as rich tables (``table``), each label on one line as TSV
+    writes it (``tsv_field``), or one JSON object (``json``)."""
     file = file or sys.stdout
     if fmt == "json":
         print(json.dumps(_finite(report), allow_nan=False), file=file)
@@ -152,7 +154,7 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
               f"log loss {loss_text}   documents {report['n_documents']:,}", soft_wrap=True)
     if report["n_unknown_label"]:
         unknown = report["n_unknown_label"]
-        named = ", ".join(f"{label} {n:,}" for label, n in report["unknown_labels"].items())
+        named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())
         out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
                   f"never saw ({named}): counted as errors, left out of the log loss", soft_wrap=True)
     if "filter" in report:
@@ -164,13 +166,14 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
                   f"{judged['unsure']:,} ({judged['unsure_share']:.2%})", soft_wrap=True)
     table = Table("class", "precision", "recall", "F1", "support", box=None)
     for label, row in report["per_class"].items():
-        table.add_row(label, *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")), f"{row['support']:,}")
+        table.add_row(tsv_field(label), *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")),
+                      f"{row['support']:,}")
     for name in ("macro_avg", "weighted_avg"):
         avg = report[name]
         table.add_row(name.replace("_", " "), *(f"{avg[k]:.4f}" for k in ("precision", "recall", "f1")),
                       f"{report['n_documents']:,}", style="bold")
     _print_whole(out, table)
-    _print_whole(out, _confusion_matrix(out, report["labels"], report["confusion_matrix"]))
+    _print_whole(out, _confusion_matrix(out, list(map(tsv_field, report["labels"])), report["confusion_matrix"]))
     if report["reliability"]:
         bins = Table("probability", "documents", "mean probability", "accuracy", box=None, title_justify="left",
                      title=f"top-class calibration, ECE {report['ece']:.4f}")
@@ -197,7 +200,7 @@ def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] |
         table = Table("class", "rank", "word", "score", box=None)
         for label, words in top.items():
             for rank, (word, score) in enumerate(words, 1):
-                table.add_row(label if rank == 1 else "", str(rank), word, f"{score:.3f}",
+                table.add_row(tsv_field(label) if rank == 1 else "", str(rank), word, f"{score:.3f}",
                               end_section=rank == len(words))
         _print_whole(console(file, width=width), table)
 

@@ -168,7 +168,8 @@ def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):
 
     shutil.copytree(TICKETS / "train" / "billing", tmp_path / "train" / "billing\tEU")
     shutil.copytree(TICKETS / "train" / "shipping", tmp_path / "train" / "shipping")
-    run(["train", tmp_path / "train", "-o", tmp_path / "m"])
+    trained = run(["train", tmp_path / "train", "-o", tmp_path / "m"]).stderr.splitlines()
+    assert trained[-3:] == ["  billing\\tEU        81", "  shipping           81", "vocabulary: 827 terms (of 827 seen)"]
     inbox = tmp_path / "in\\box"
     inbox.mkdir()
     for name in ["a\tb.txt", "c\nd.txt", "e\rf.txt"]:
@@ -181,6 +182,15 @@ def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):
     tsv = run(["inspect-top-words", tmp_path / "m", "-k", "2", "--format", "tsv"]).stdout
     assert [line.split("\t")[:2] for line in tsv.splitlines()] == [["billing\\tEU", "1"], ["billing\\tEU", "2"],
                                                                   ["shipping", "1"], ["shipping", "2"]]
+    # The tables too: rich turned the tab into spaces, and wrapped the confusion matrix's column
+    # name onto two lines.
+    table = run(["inspect-top-words", tmp_path / "m", "-k", "1", "--format", "table"]).stdout.splitlines()
+    assert [line.split()[:2] for line in table[1:]] == [["billing\\tEU", "1"], ["shipping", "1"]]
+    report = run(["eval", tmp_path / "m", tmp_path / "train"]).stdout.splitlines()
+    at = report.index("confusion matrix")
+    assert [line.split() for line in report[at + 1:at + 4]] == [
+        ["true", "\\", "predicted", "billing\\tEU", "shipping"], ["billing\\tEU", "81", "."], ["shipping", "1", "80"]]
+    assert [line.split()[0] for line in report[2:4]] == ["billing\\tEU", "shipping"]
 
 
 def test_read_report_counts_in_words(tickets_model):
