@@ -22,7 +22,7 @@ from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, cou
                        sorted_position, weigh_rows)
 from .errors import ModelError
 from .naive_bayes import VARIANTS, NaiveBayes
-from .vectorizing import HashedTable, PairedTable, TokenClash, WordTable, fixed_table, supports
+from .vectorizing import AnyTable, TokenClash, fixed_table, supports
 
 FORMAT = "nbtext-model"
 FORMAT_VERSION = 1
@@ -103,7 +103,7 @@ class Model:
         )
         self._vocabulary: dict[str, int] | None = None
         self._looked_up = 0
-        self._word_table: WordTable | PairedTable | HashedTable | None = None
+        self._word_table: AnyTable | None = None
         self._table_possible = supports(analyzer)
         self._characters_read = 0
         #: Threads that score a large input, its numpy work running side by side (None: one
@@ -155,7 +155,7 @@ class Model:
         texts = _texts(texts)
         return self._counted(self._table_for(texts), texts)
 
-    def _counted(self, table: WordTable | PairedTable | HashedTable | None, texts: Sequence[str]) -> CountMatrix:
+    def _counted(self, table: AnyTable | None, texts: Sequence[str]) -> CountMatrix:
         """``vectorize``, by the word ``table`` where there is one and it can count ``texts``."""
         if table is not None:
             try:
@@ -164,7 +164,7 @@ class Model:
                 pass
         return self.vectorize_features([self.analyzer(text) for text in texts])
 
-    def _table_for(self, texts: Sequence[str]) -> WordTable | PairedTable | HashedTable | None:
+    def _table_for(self, texts: Sequence[str]) -> AnyTable | None:
         """The word table, built once a stream has read a sixteenth as many characters as there
         are terms (before that, a short document is looked up word by word for less than the
         table costs to build)."""
@@ -255,7 +255,7 @@ class Model:
         """The model's answer to an empty document (one row of ``predict_log_proba``)."""
         return self.predict_log_proba([""])[0]
 
-    def _scored(self, table: WordTable | PairedTable | HashedTable | None, texts: Sequence[str]) -> np.ndarray:
+    def _scored(self, table: AnyTable | None, texts: Sequence[str]) -> np.ndarray:
         return self.core.predict_log_proba(self._counted(table, texts))
 
     def _thread_blocks(self, texts: Sequence[str]) -> tuple[int, list[Sequence[str]]]:

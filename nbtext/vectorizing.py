@@ -90,7 +90,7 @@ def supports(analyzer: Analyzer) -> bool:
     return analyzer.ngram_range[1] <= 2 and (analyzer.char_ngrams is None or _wordscan is not None)
 
 
-def fixed_table(analyzer: Analyzer, terms: Sequence[str]) -> WordTable | PairedTable | HashedTable:
+def fixed_table(analyzer: Analyzer, terms: Sequence[str]) -> AnyTable:
     """The table that counts a model's ``terms`` (its columns their positions), for an analyzer
     this path ``supports``."""
     if analyzer.hash_features is not None:
@@ -110,7 +110,7 @@ class Vectorizer:
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
         self.vocabulary: WordVocabulary | PairedVocabulary | BucketVocabulary | GrowingVocabulary
-        self.table: WordTable | PairedTable | HashedTable | None
+        self.table: AnyTable | None
         if supports(analyzer) and analyzer.hash_features is not None:
             self.vocabulary = BucketVocabulary()
             self.table = HashedTable(analyzer, self.vocabulary)
@@ -916,6 +916,10 @@ class WordTable:
                 joined[joined == _NUL_IN_WORD] = 0
             blocks.append(_bracketed(joined) if self._bracketed else joined)
         return np.concatenate(blocks)[:-1] if blocks else np.zeros(0, dtype=np.uint8)
+
+
+#: Any of the tables: what ``fixed_table`` gives a model.
+AnyTable = WordTable | PairedTable | HashedTable
 
 
 @dataclass(frozen=True)
