@@ -420,6 +420,17 @@ class HashedTable:
         # Each thread's table, and the column of each of its terms (-1: none).
         self._counting = threading.local()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the threads' tables (a Dask worker pickles the model it scores with,
+        to send it to another): each thread of the copy starts its own."""
+        state = self.__dict__.copy()
+        del state["_counting"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._counting = threading.local()
+
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str]) -> HashedTable:
         """A fixed table whose columns are the positions of ``terms``, each a bucket (``#17``)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
 import zlib
 
 import numpy as np
@@ -190,7 +191,6 @@ def test_a_model_pickled_while_it_scores_scores_as_a_fresh_one(mail_and_news, va
     kept weight rows, written in place by the scoring that went on meanwhile, came with it:
     on CI, predict --dask answered many 20news posts otherwise than predict, and done as here
     with the default model, the copy scored 3,335 of the 7,532 test posts otherwise."""
-    import pickle
 
     training = [t for batch in mail_and_news[1::2] for t in batch]
     model = train([_doc(t, str(i % 20)) for i, t in enumerate(training)], settings={"variant": variant})
@@ -806,7 +806,8 @@ def test_a_hashed_model_scores_a_stream_with_its_table_as_without(mail_and_news)
     """Trained with --hash-features (min_df 2), a model builds its hashed table once a stream
     is long enough. Every batch at once, cut into blocks for two threads, each counting with
     its own table (they once shared one, and one thread's new terms broke another's count),
-    gets the plain path's scores; so does every batch in turn in one thread, and its matrix."""
+    gets the plain path's scores; so does every batch in turn in one thread, and its matrix,
+    and a copy of the model pickled then."""
     training = [t for batch in mail_and_news[1::2] for t in batch]
     model = train([_doc(t, str(i % 3)) for i, t in enumerate(training)],
                   analyzer=HASHED_ANALYZERS["uni+bigrams, 2**20 buckets"])
@@ -821,3 +822,7 @@ def test_a_hashed_model_scores_a_stream_with_its_table_as_without(mail_and_news)
         plain = model.vectorize_features([model.analyzer(t) for t in texts])
         assert_same_matrix(model.vectorize(texts), plain)
         np.testing.assert_array_equal(model.predict_log_proba(texts), model.core.predict_log_proba(plain))
+    # Pickled as it scores, as a Dask worker sends it (its threads' tables could not be pickled).
+    copy = pickle.loads(pickle.dumps(model, protocol=5))
+    assert isinstance(copy._word_table, HashedTable)
+    np.testing.assert_array_equal(copy.predict_log_proba(texts), model.predict_log_proba(texts))
