@@ -390,8 +390,7 @@ class BucketVocabulary(_TableColumns):
         return _bucket_terms(np.concatenate([np.zeros(0, dtype=np.int64), *self._buckets]))
 
     def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
-        terms, (position,) = sorted_union(self._table_terms())
-        return terms, position
+        return _sorted_bucket_terms(np.concatenate([np.zeros(0, dtype=np.int64), *self._buckets]))
 
 
 class HashedTable:
@@ -498,6 +497,34 @@ def _unhashed(analyzer: Analyzer) -> Analyzer:
 def _bucket_terms(buckets: np.ndarray) -> list[str]:
     """Each bucket's term, as ``Analyzer`` writes it: ``#17``."""
     return list(map("#%d".__mod__, buckets.tolist()))
+
+
+def _sorted_bucket_terms(buckets: np.ndarray) -> tuple[PackedTerms, np.ndarray]:
+    """The terms of the distinct ``buckets`` (``#17``) in sorted order, packed, and each one's
+    position among them, with no string made (a million of them held 40 MB more at the peak
+    of training): ``#`` then the decimal digits, which sort as a key of one base-11 digit a
+    place, 0 where a shorter number has none (so ``#1`` < ``#10`` < ``#2``).
+
+    >>> terms, position = _sorted_bucket_terms(np.array([2, 10, 1, 0, 4294967295]))
+    >>> list(terms), position.tolist()
+    (['#0', '#1', '#10', '#2', '#4294967295'], [3, 2, 1, 0, 4])
+    """
+    n_digits = 1 + sum((buckets >= 10**k).astype(np.int64) for k in range(1, 10))
+    digits = [np.where(n_digits > j, buckets // np.power(10, np.maximum(n_digits - 1 - j, 0)) % 10, -1)
+              for j in range(10)]  # the j-th digit from the left, -1 past the last
+    key = np.zeros(len(buckets), dtype=np.int64)
+    for digit in digits:
+        key = key * 11 + digit + 1
+    order = np.argsort(key, kind="stable")
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    starts = np.cumsum(n_digits[order] + 2) - (n_digits[order] + 2)  # "#", the digits, a newline
+    blob = np.full(int(starts[-1] + n_digits[order[-1]] + 2) if len(order) else 1, ord("\n"), dtype=np.uint8)
+    blob[starts] = ord("#")
+    for j, digit in enumerate(digits):
+        inside = np.flatnonzero(n_digits[order] > j)
+        blob[starts[inside] + 1 + j] = ord("0") + digit[order[inside]]
+    return PackedTerms(blob[:-1], len(order)), position
 
 
 def _crc_table() -> np.ndarray:

@@ -782,6 +782,18 @@ def test_crc32_of_packed_terms_is_zlibs(terms, rounds):
     assert got.tolist() == [zlib.crc32(term) for term in terms]
 
 
+@settings(max_examples=200, deadline=None)
+@given(buckets=st.lists(st.one_of(st.integers(0, 2**32 - 1), st.sampled_from([10**k + d for k in range(10)
+                                                                               for d in (-1, 0, 1)])),
+                        unique=True, max_size=50))
+def test_bucket_terms_sort_as_python_sorts_their_strings(buckets):
+    """Powers of ten and their neighbours (where a number's digits run out), 0, 2**32 - 1."""
+    terms, position = vectorizing._sorted_bucket_terms(np.array(buckets, dtype=np.int64))
+    strings = [f"#{bucket}" for bucket in buckets]
+    assert list(terms) == sorted(strings)
+    assert [terms[i] for i in position.tolist()] == strings
+
+
 def test_a_clash_in_a_hashed_batch_sends_it_to_the_plain_path(mail_and_news, monkeypatch):
     """Every long word keyed alike in numpy's table: the batches that clash are counted the
     plain way, and those of short words only by a new table, into the same buckets."""
