@@ -21,8 +21,8 @@ process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pi
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
 with --jobs on every core, and a spam filter trained on it as message files and as one mbox
 a class, the same two ways (--mail-only: those tables alone; --in-memory-only: the in-memory
-prediction table alone; --char-only and --hashed-only: those training rows alone). Medians and ratios; peak RSS of
-each process with its workers. Every measurement runs in its own process, with nbtext's
+prediction table alone; --char-only and --hashed-only: those training rows alone). Medians and
+ratios; peak RSS of each process with its workers. Every measurement runs in its own process, with nbtext's
 bytecode written first, as installing it writes it.
 """
 

@@ -169,7 +169,8 @@ def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):
     shutil.copytree(TICKETS / "train" / "billing", tmp_path / "train" / "billing\tEU")
     shutil.copytree(TICKETS / "train" / "shipping", tmp_path / "train" / "shipping")
     trained = run(["train", tmp_path / "train", "-o", tmp_path / "m"]).stderr.splitlines()
-    assert trained[-3:] == ["  billing\\tEU        81", "  shipping           81", "vocabulary: 827 terms (of 827 seen)"]
+    assert trained[-3:] == ["  billing\\tEU        81", "  shipping           81",
+                            "vocabulary: 827 terms (of 827 seen)"]
     inbox = tmp_path / "in\\box"
     inbox.mkdir()
     for name in ["a\tb.txt", "c\nd.txt", "e\rf.txt"]:
