@@ -72,6 +72,11 @@ def plain_and_fast(analyzer: Analyzer, batches: list[list[str]], scanner: str = 
 needs_scanner = needs_compiled(vectorizing._wordscan, "word scanner")
 
 
+def batches_of(pieces: list[str], *, size: int = 40, texts: int = 8):
+    """Hypothesis batches of 1 to ``texts`` texts, each up to ``size`` of ``pieces`` joined."""
+    return st.lists(st.lists(st.sampled_from(pieces), max_size=size).map("".join), min_size=1, max_size=texts)
+
+
 @pytest.fixture(scope="module")
 def mail_and_news():
     """Real text in 700-document batches: 20news (latin-1 bytes, long base64-ish runs, uuencoded
@@ -227,12 +232,8 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
 
 @settings(max_examples=200, deadline=None)
 @given(
-    texts=st.lists(
-        st.lists(st.sampled_from(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n’—\xa0\u0301²"
-                                      "\U0001d7d8\U0001f600") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
-                 max_size=40).map("".join),
-        min_size=1, max_size=8,
-    ),
+    texts=batches_of(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n’—\xa0\u0301²\U0001d7d8\U0001f600")
+                     + ["xyzxyzxyzq", "ÉÉÉÉ"]),
     name=st.sampled_from(list(ANALYZERS)),
     scanner=st.sampled_from(["compiled", "numpy"]),
 )
@@ -530,12 +531,8 @@ def test_a_growing_character_table_short_of_slots_counts_the_same(mail_and_news,
 @needs_scanner
 @settings(max_examples=200, deadline=None)
 @given(
-    texts=st.lists(
-        st.lists(st.sampled_from(list("ab Zé\x00ßİ.\u0394\u4e2d\ud800\n\t\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000"
-                                      "\u0301\U0001f600") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
-                 max_size=40).map("".join),
-        min_size=1, max_size=8,
-    ),
+    texts=batches_of(list("ab Zé\x00ßİ.\u0394\u4e2d\ud800\n\t\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000\u0301"
+                          "\U0001f600") + ["xyzxyzxyzq", "ÉÉÉÉ"]),
     name=st.sampled_from(list(CHAR_ANALYZERS)),
 )
 def test_any_text_is_counted_in_character_ngrams_as_the_analyzer_counts_it(texts, name):
@@ -665,11 +662,7 @@ def test_paired_tables_count_words_and_character_ngrams_as_the_analyzer_does(mai
 @needs_scanner
 @settings(max_examples=150, deadline=None)
 @given(
-    texts=st.lists(
-        st.lists(st.sampled_from(list("ab Zé\x00[]!_9.'\u4e2d\n\xa0") + ["xyzxyzxyzq", "a!", "a]", "[a"]),
-                 max_size=30).map("".join),
-        min_size=1, max_size=6,
-    ),
+    texts=batches_of(list("ab Zé\x00[]!_9.'\u4e2d\n\xa0") + ["xyzxyzxyzq", "a!", "a]", "[a"], size=30, texts=6),
     name=st.sampled_from(list(PAIRED_ANALYZERS)),
 )
 def test_any_text_is_counted_in_words_and_character_ngrams_as_the_analyzer_counts_it(texts, name):
