@@ -1,8 +1,8 @@
 """Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
 
     python benchmarks/speed.py [--runs 5] [--cold-runs 20]
-                               [--default-model-only | --char-only | --hashed-only | --mail-only
-                                | --in-memory-only]
+                               [--default-model-only | --char-only | --hashed-only | --trigrams-only
+                                | --mail-only | --in-memory-only]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
@@ -13,7 +13,8 @@ CountVectorizer(ngram_range=(1, 2))+ComplementNB(alpha=0.2) given the same token
 the same with --tokens words (the pipeline's own pattern) and --tokens joined. Character n-grams
 (--analyzer char_wb --ngram-range 2,4) on 20news next to the same pipeline's, and beside the
 default model's words (--char-ngrams 2,4) next to the union of the two. The default model's
-features hashed into 2**20 buckets next to HashingVectorizer's. Prediction throughput on
+features hashed into 2**20 buckets next to HashingVectorizer's. Word uni- to trigrams
+(--ngram-range 1,3) next to CountVectorizer(ngram_range=(1, 3)) given the same tokens. Prediction throughput on
 20news-bydate/test in memory (median of --runs), as it is and with typographic quotes and dashes
 (every document non-ASCII), and on a --stream-mb stream of its documents
 on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
@@ -21,7 +22,8 @@ process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pi
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
 with --jobs on every core, and a spam filter trained on it as message files and as one mbox
 a class, the same two ways (--mail-only: those tables alone; --in-memory-only: the in-memory
-prediction table alone; --char-only and --hashed-only: those training rows alone). Medians and
+prediction table alone; --char-only, --hashed-only and --trigrams-only: those training rows
+alone). Medians and
 ratios; peak RSS of each process with its workers. Every measurement runs in its own process, with nbtext's
 bytecode written first, as installing it writes it.
 """
@@ -74,13 +76,13 @@ vec = {"count": CountVectorizer(), "hashing": HashingVectorizer(alternate_sign=F
        "all-words": CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
        "words": CountVectorizer(ngram_range=(1, 2)),
        "joined": CountVectorizer(ngram_range=(1, 2), token_pattern=JOINED.pattern),
+       "trigrams": CountVectorizer(ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b"),
        "char_wb": CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)),
        "hashed": HashingVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b", n_features=2**20,
                                    alternate_sign=False, norm=None),
        "beside": make_union(CountVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
                             CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)))}[sys.argv[1]]
-nb = (ComplementNB(alpha=0.2) if sys.argv[1] in ("all-words", "words", "joined", "char_wb", "beside", "hashed")
-      else MultinomialNB())
+nb = (MultinomialNB() if sys.argv[1] in ("count", "hashing") else ComplementNB(alpha=0.2))
 pipe = make_pipeline(vec, nb).fit([d.text for d in docs], [d.label for d in docs])
 seconds = time.perf_counter() - start
 import joblib
@@ -282,6 +284,15 @@ def hashed_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
     training_row(news, scratch, runs, "hashed", ["--hash-features", "2**20"], "20news train, --hash-features 2**20")
 
 
+def trigram_table(news: Path, scratch: Path, columns: str, runs: int) -> None:
+    """Print the row of word uni- to trigrams, nbtext's other options as they come, next to the
+    pipeline's vectorizer with the same n-grams and tokens; the vocabularies checked equal."""
+    print(f"\n| word uni- to trigrams | {columns} | CountVectorizer(ngram_range=(1, 3))+ComplementNB "
+          "| ratio (each nbtext column) |")
+    print("|---|---|---|---|---|---|")
+    training_row(news, scratch, runs, "trigrams", ["--ngram-range", "1,3"], "20news train, --ngram-range 1,3")
+
+
 def mail_table(enron: Path, scratch: Path, runs: int) -> None:
     """Print the table of predict on mail: all of enron-spam (33,716 messages) as message
     files and as one mbox, scored by a filter trained on enron1, in one process and with
@@ -360,6 +371,7 @@ def main() -> None:
     parser.add_argument("--mail-only", action="store_true", help="only the table of predict on mail")
     parser.add_argument("--char-only", action="store_true", help="only the table of character n-grams")
     parser.add_argument("--hashed-only", action="store_true", help="only the row of hashed features")
+    parser.add_argument("--trigrams-only", action="store_true", help="only the row of word uni- to trigrams")
     parser.add_argument("--in-memory-only", action="store_true",
                         help="only the table of prediction in memory (the two models trained once, untimed)")
     args = parser.parse_args()
@@ -381,6 +393,9 @@ def main() -> None:
         return
     if args.hashed_only:
         hashed_table(news, scratch, columns, args.runs)
+        return
+    if args.trigrams_only:
+        trigram_table(news, scratch, columns, args.runs)
         return
     if args.in_memory_only:
         ours, theirs = scratch / "ours.joblib", scratch / "theirs.joblib"
@@ -413,6 +428,7 @@ def main() -> None:
     default_model = default_model_table(news, scratch, columns, args.runs)
     char_table(news, scratch, columns, args.runs)
     hashed_table(news, scratch, columns, args.runs)
+    trigram_table(news, scratch, columns, args.runs)
 
     ours, theirs = scratch / "20news train.joblib", scratch / "20news train-count.joblib"
     in_memory_table(news, ours, theirs, args.runs)

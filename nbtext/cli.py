@@ -558,7 +558,8 @@ def _note_tables_read_whole(paths) -> None:
               help="Count in N processes: this one and N-1 workers, which read folders' files themselves; the "
                    "model is the same bit for bit. Default: one per core, with workers starting only past 64 MB "
                    "of documents, below which one process (with threads for reading and finding tokens) is as "
-                   "fast; from the start where Python makes each feature (word n-grams longer than 2).")
+                   "fast; from the start where Python makes each feature (character n-grams, where the "
+                   "compiled scanner was not built).")
 @spam_options
 @nb_options
 @analyzer_options

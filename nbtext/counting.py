@@ -83,6 +83,17 @@ class CountMatrix:
         indptr = np.concatenate([[0], np.cumsum(kept)])[self.indptr]
         return CountMatrix(indptr, columns[kept], self.data[kept], n_features)
 
+    def plus_ones(self, rows: np.ndarray, columns: np.ndarray, n_features: int) -> CountMatrix:
+        """These counts, ``n_features`` wide, with one more at each (``rows[i]``, ``columns[i]``).
+
+        >>> m = CountMatrix.coerce([[1, 0], [0, 2]])
+        >>> m.plus_ones(np.array([1, 1, 0]), np.array([2, 2, 0]), 3).to_scipy().toarray().tolist()
+        [[2.0, 0.0, 0.0], [0.0, 2.0, 2.0]]
+        """
+        width = max(n_features, 1)
+        return _summed(np.concatenate([self.row_ids() * width + self.indices, rows * width + columns]),
+                       np.concatenate([self.data, np.ones(len(rows))]), self.shape[0], n_features)
+
     def summed_into(self, column_map: np.ndarray, n_features: int) -> CountMatrix:
         """Column j added into column ``column_map[j]`` of ``n_features`` (dropped where that is
         -1): the counts of columns that land on one are summed, each row's columns in order.

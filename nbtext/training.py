@@ -35,8 +35,9 @@ def workers_start_after(analyzer: Analyzer) -> int:
     """Bytes of documents after which worker processes join in by default: PROCESSES_AFTER_BYTES
     where the word path counts (in C, beside threads that read and find tokens; hashed or not),
     none where the analyzer takes the plain path (a Python string per feature, on one core:
-    word n-grams longer than two), which workers pay for from the first batch: 20news trained
-    with --ngram-range 1,3 in 14.5 to 15.0 s with two processes against 16.5 to 16.9 s with one."""
+    character n-grams where the compiled scanner was not built), which workers pay for from the
+    first batch (measured when word trigrams took that path: 20news trained with --ngram-range
+    1,3 in 14.5 to 15.0 s with two processes against 16.5 to 16.9 s with one)."""
     return PROCESSES_AFTER_BYTES if supports(analyzer) else 0
 
 

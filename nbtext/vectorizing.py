@@ -1,11 +1,12 @@
-"""Counting the word uni- and bigrams of a batch of documents with numpy: no Python object per token.
+"""Counting the word n-grams of a batch of documents with numpy: no Python object per token.
 
 Making a string of every token and looking it up in a dict is where training and prediction
 spent most of their time. Here a batch becomes one byte buffer; numpy finds the word runs in
 it and gives each token a 64-bit key made from its UTF-8 bytes: the bytes themselves when
 there are at most eight (exact), else a hash whose every occurrence is checked byte for byte
 against the one token the key stands for. Strings are made once per distinct token and kept in
-a ``WordTable``; bigrams are pairs of token numbers, so they need no hashing at all.
+a ``WordTable``; bigrams are pairs of token numbers, so they need no hashing at all, and a
+longer n-gram is the number of its first n - 1 words paired with its last word.
 
 Where the compiled scanner (``_wordscan.c``) is built, it does a table's per-token work in C
 instead, for training's growing tables and for models' fixed ones alike; numpy's path is the
@@ -19,8 +20,8 @@ Character n-grams beside words (``--char-ngrams``) are counted by two tables sid
 are then folded into their buckets (``HashedTable``).
 
 The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
-tests hold the paths equal on real corpora); analyzers this path does not cover (word n-grams
-longer than two, and character n-grams without the compiled scanner) keep the plain path.
+tests hold the paths equal on real corpora); character n-grams without the compiled scanner,
+which this path does not cover, keep the plain path.
 Joined tokens are runs that go on through the joining bytes (``.``, ``@``, ``'``, ``-``),
 trimmed of those at their ends. A batch in which two different tokens share a hash is
 counted by the plain path too.
@@ -80,14 +81,14 @@ TERMS_PER_BLOCK = 1 << 16
 
 
 def supports(analyzer: Analyzer) -> bool:
-    """Whether this path gives ``analyzer``'s features: tokens (either kind), n-grams of one or
-    two; or, with the compiled scanner, character n-grams inside words (``char_wb``); each
-    hashed or not."""
+    """Whether this path gives ``analyzer``'s features: tokens (any kind) and their n-grams;
+    or, with the compiled scanner, character n-grams inside words (``char_wb``), alone or
+    beside words; each hashed or not."""
     if analyzer.hash_features is not None:
         return supports(_unhashed(analyzer))
     if analyzer.analyzer == "char_wb":
         return _wordscan is not None
-    return analyzer.ngram_range[1] <= 2 and (analyzer.char_ngrams is None or _wordscan is not None)
+    return analyzer.char_ngrams is None or _wordscan is not None
 
 
 def fixed_table(analyzer: Analyzer, terms: Sequence[str]) -> AnyTable:
@@ -188,13 +189,13 @@ class _TableColumns:
 
 
 class WordVocabulary(_TableColumns):
-    """The columns of a growing ``WordTable``: each a word or a pair of words, kept as the
-    table's token numbers rather than as a string, so that training makes no string per bigram.
+    """The columns of a growing ``WordTable``: each a word or an n-gram of words, kept as the
+    table's token numbers rather than as a string, so that training makes no string per n-gram.
 
     The terms are written out once, at the end (``terms``, ``sorted_terms``), as packed UTF-8
     bytes. Sorting them compares only words: every byte of a word sorts after the space, so the
     pair "a b" sorts as the key (a, 1, b) and the word "a" as (a, 0): by first word, then a
-    word alone before the pairs it begins, then by second word.
+    word alone before the n-grams it begins, then by second word, and so on.
 
     A batch counted the plain way (two of its words share a hash) looks terms up by string: from
     then on the columns are kept in a ``GrowingVocabulary`` (``as_strings``) and new ones join it
@@ -203,20 +204,20 @@ class WordVocabulary(_TableColumns):
 
     def __init__(self) -> None:
         self.table: WordTable  # the table whose token numbers these are; it sets itself here
-        self._first: list[np.ndarray] = []  # token numbers of each column's first word, in blocks
-        self._second: list[np.ndarray] = []  # of its second word, or -1
+        # Each column's token numbers, one a word of the term, in blocks of rows as long as
+        # their longest term (padded with -1).
+        self._words: list[np.ndarray] = []
 
     def __len__(self) -> int:
-        return sum(map(len, self._first)) if self._strings is None else len(self._strings)
+        return sum(map(len, self._words)) if self._strings is None else len(self._strings)
 
-    def add(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        """Columns for terms not added before (distinct), given as token numbers."""
+    def add(self, words: np.ndarray) -> np.ndarray:
+        """Columns for terms not added before (distinct), given as rows of token numbers."""
         if self._strings is not None:
-            return self._strings.ids(PackedTerms(self.table.joined_terms(first, second), len(first)).unpacked())
+            return self._strings.ids(PackedTerms(self.table.joined_terms(words), len(words)).unpacked())
         start = len(self)
-        self._first.append(first)
-        self._second.append(second)
-        return np.arange(start, start + len(first))
+        self._words.append(words)
+        return np.arange(start, start + len(words))
 
     def _table_terms(self) -> Sequence[str]:
         return PackedTerms(self.packed_from(0), len(self))
@@ -224,28 +225,38 @@ class WordVocabulary(_TableColumns):
     def packed_from(self, start: int) -> np.ndarray:
         """The terms of the columns from ``start`` on, packed (a newline between two), from
         the table."""
-        first, second = self._codes()
-        return self.table.joined_terms(first[start:], second[start:])
+        return self.table.joined_terms(self._codes()[start:])
 
     def _table_sorted_terms(self) -> tuple[Sequence[str], np.ndarray]:
-        first, second = self._codes()
+        codes = self._codes()
         rank = self.table.word_ranks()
-        order = np.argsort(rank[first] * (len(rank) + 1) + np.where(second >= 0, rank[second] + 1, 0))
+        keys = np.where(codes >= 0, rank[codes] + 1, 0)  # no word sorts before any word
+        base = len(rank) + 1
+        if base ** codes.shape[1] < 2**63:  # the keys as one number: one sort, not one a word
+            combined = keys[:, 0]
+            for j in range(1, codes.shape[1]):
+                combined = combined * base + keys[:, j]
+            order = np.argsort(combined)
+        else:
+            order = np.lexsort(keys.T[::-1])
         position = np.empty(len(order), dtype=np.int64)
         position[order] = np.arange(len(order))
-        return PackedTerms(self.table.joined_terms(first[order], second[order]), len(order)), position
+        return PackedTerms(self.table.joined_terms(codes[order]), len(order)), position
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The columns that are pairs of words, as ``first << 32 | second``, and the columns."""
-        first, second = self._codes()
-        columns = np.flatnonzero(second >= 0)
-        return first[columns].astype(np.uint64) << np.uint64(32) | second[columns].astype(np.uint64), columns
+        codes = self._codes()
+        columns = np.flatnonzero((codes[:, 1] >= 0) & (codes[:, 2:] < 0).all(axis=1))
+        return codes[columns, 0].astype(np.uint64) << np.uint64(32) | codes[columns, 1].astype(np.uint64), columns
 
-    def _codes(self) -> tuple[np.ndarray, np.ndarray]:
-        if len(self._first) != 1:
-            self._first = [np.concatenate([np.zeros(0, dtype=np.int64), *self._first])]
-            self._second = [np.concatenate([np.zeros(0, dtype=np.int64), *self._second])]
-        return self._first[0], self._second[0]
+    def _codes(self) -> np.ndarray:
+        """The token numbers of every column: a row each, as long as the longest term."""
+        if len(self._words) != 1 or self._words[0].shape[1] < 2:
+            width = max([2, *(block.shape[1] for block in self._words)])
+            self._words = [np.concatenate([np.zeros((0, width), dtype=np.int64)] + [
+                np.pad(block, ((0, 0), (0, width - block.shape[1])), constant_values=_NO_TOKEN)
+                for block in self._words])]
+        return self._words[0]
 
 
 class PairedVocabulary(_TableColumns):
@@ -647,8 +658,9 @@ class WordTable:
         self._chars = analyzer.analyzer == "char_wb"
         if self._chars and _wordscan is None:
             raise ValueError("character n-grams are counted by a word table only with the compiled scanner")
-        low, high = (1, 1) if self._chars else analyzer.ngram_range
-        self._ngrams = (low == 1) | (high == 2) << 1  # as _wordscan.count takes them: 1 words, 2 pairs
+        self._low, self._high = (1, 1) if self._chars else analyzer.ngram_range
+        # As _wordscan.count takes them: 1 words, 2 pairs; longer n-grams are numpy's (_long_grams).
+        self._ngrams = (self._low == 1) | (self._low <= 2 <= self._high) << 1
         self._kind = BYTE_KINDS[analyzer.tokens]  # of each byte value: word, joining, neither
         self._shortest = SHORTEST[analyzer.tokens]
         if vocabulary is not None:
@@ -660,6 +672,11 @@ class WordTable:
         self._store = np.zeros(_PAD, dtype=np.uint8)  # the tokens' bytes, NUL after each
         self._store_starts = np.zeros(0, dtype=np.int64)  # where each token number's bytes start
         self._pairs = _SortedMap()  # key of (first << 32 | second) -> column
+        # With n-grams of three words or more: for each length n from 2, the key of (number of
+        # the first n - 1 words << 32 | last word) -> the n-gram's number, and from 3, the
+        # column of each number (-1: none; a fixed table numbers the beginnings of its terms too).
+        self._grams = {n: _SortedMap() for n in range(2, self._high + 1)} if self._high > 2 else {}
+        self._gram_columns = {n: np.zeros(0, dtype=np.int64) for n in range(3, self._high + 1)}
         self._n_columns = 0
         # The compiled scanner's (word lengths, slots) and pair slots, and how many pairs those hold.
         self._scanned: tuple[np.ndarray, np.ndarray] | None = None
@@ -677,7 +694,7 @@ class WordTable:
     @classmethod
     def for_terms(cls, analyzer: Analyzer, terms: Sequence[str], *, bracketed: bool = False) -> WordTable:
         """A fixed table whose columns are the positions of ``terms`` (a model's kept terms,
-        each a word or two words and a space), read from their packed bytes with numpy, its
+        each a word or n words with a space between two), read from their packed bytes with numpy, its
         words numbered in C where the compiled scanner is (see ``_add_words``)."""
         table = cls(analyzer, bracketed=bracketed)
         blob = pack_terms(terms)
@@ -689,12 +706,18 @@ class WordTable:
         if len(starts) != len(terms) + spaces.sum() or lengths.sum() != len(blob) - spaces.sum() - (blob == 10).sum():
             raise TokenClash  # not terms this path makes (words that are not whole tokens): the plain path
         column = np.searchsorted(np.flatnonzero(blob == 10), starts)  # the term each word is in
-        followed = buffer[starts + lengths] == 32
-        alone = ~followed & ~np.concatenate([[False], followed[:-1]])
+        size = np.bincount(column, minlength=len(terms))[column]  # the words in it
+        if len(size) and size.max() > max(2, table._high):
+            raise TokenClash  # longer n-grams than the analyzer makes: not terms this path makes
+        begins = np.ones(len(column), dtype=bool)
+        begins[1:] = column[1:] != column[:-1]
+        alone = begins & (size == 1)
         inverse = table._add_words(buffer, starts, lengths, int(alone.sum()))
         table._unigram[inverse[alone]] = column[alone]
-        firsts = np.flatnonzero(followed)
+        firsts = np.flatnonzero(begins & (size == 2))
         pairs = inverse[firsts].astype(np.uint64) << np.uint64(32) | inverse[firsts + 1].astype(np.uint64)
+        longer = np.flatnonzero(begins & (size > 2))
+        table._number_terms(inverse, longer, size[longer], column[longer])
         table._n_columns = len(terms)
         if _wordscan is None:
             table._pairs.add(_mix(pairs), column[firsts])
@@ -815,8 +838,24 @@ class WordTable:
         return numbers[:n], rows[:n]
 
     def _count_numbers(self, numbers: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
-        """Documents x columns counts from the scan. A growing table gives each new pair the
-        next column, its pair slots made twice as large when they run short."""
+        """Documents x columns counts from the scan: words and pairs in C, longer n-grams
+        beside them with numpy."""
+        if self._ngrams:
+            matrix = self._count_pairs(numbers, rows, n_texts)
+        else:
+            matrix = count_matrix(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), n_texts, 0)
+        if self._high <= 2:
+            return matrix
+        known = numbers >= 0
+        kept = ~known
+        kept[known] = ~self._dropped[numbers[known]]  # stop words out; unknown words stay, to part n-grams
+        columns, column_rows = self._long_grams(numbers[kept], rows[kept])
+        n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
+        return matrix.plus_ones(column_rows, columns, n_columns)
+
+    def _count_pairs(self, numbers: np.ndarray, rows: np.ndarray, n_texts: int) -> CountMatrix:
+        """Documents x columns counts of words and pairs, in C. A growing table gives each new
+        pair the next column, its pair slots made twice as large when they run short."""
         growing_pairs = self.vocabulary is not None and self._ngrams & 2
         indptr, indices, data = (np.empty(n_texts + 1, np.int64), np.empty(2 * len(numbers), np.int64),
                                  np.empty(2 * len(numbers), np.float64))
@@ -834,8 +873,7 @@ class WordTable:
             _wordscan.build_pairs(*self.vocabulary.pairs(), self._pair_slots)
         if n_new:
             assert self.vocabulary is not None  # only a growing table takes new pairs
-            self.vocabulary.add((pairs[:n_new] >> np.uint64(32)).astype(np.int64),
-                                (pairs[:n_new] & np.uint64(0xFFFFFFFF)).astype(np.int64))
+            self.vocabulary.add(_pair_words(pairs[:n_new]))
             self._n_pairs += n_new
         return CountMatrix(indptr, indices[:written], data[:written], n_columns + n_new)
 
@@ -868,7 +906,7 @@ class WordTable:
         unigram = np.full(len(numbers), -1, dtype=np.int64)
         if self.vocabulary is not None and self._ngrams & 1:
             kept = numbers[~dropped]
-            unigram[~dropped] = self.vocabulary.add(kept, np.full(len(kept), _NO_TOKEN, dtype=np.int64))
+            unigram[~dropped] = self.vocabulary.add(kept[:, np.newaxis])
         self._dropped = np.concatenate([self._dropped, dropped])
         self._unigram = np.concatenate([self._unigram, unigram])
         return numbers
@@ -893,16 +931,19 @@ class WordTable:
         dropped = np.zeros(len(tokens), dtype=bool)
         dropped[known] = self._dropped[tokens[known]]
         tokens, rows, known = tokens[~dropped], rows[~dropped], known[~dropped]
-        low, high = self.analyzer.ngram_range
         columns, column_rows = [], []
-        if low == 1:
+        if self._ngrams & 1:
             columns.append(self._unigram[tokens[known]])
             column_rows.append(rows[known])
-        if high == 2:
+        if self._ngrams & 2:
             pairs = (rows[:-1] == rows[1:]) & known[:-1] & known[1:]
             first, second = tokens[:-1][pairs], tokens[1:][pairs]
             columns.append(self._pair_columns_of(first.astype(np.uint64) << np.uint64(32) | second.astype(np.uint64)))
             column_rows.append(rows[:-1][pairs])
+        if self._high > 2:
+            long_columns, long_rows = self._long_grams(tokens, rows)
+            columns.append(long_columns)
+            column_rows.append(long_rows)
         ids, id_rows = np.concatenate(columns), np.concatenate(column_rows)
         counted = ids >= 0
         n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
@@ -952,31 +993,98 @@ class WordTable:
         missing = np.flatnonzero(columns < 0)
         if self.vocabulary is not None and len(missing):
             new_pairs = pairs[first[missing]]
-            columns[missing] = self.vocabulary.add((new_pairs >> np.uint64(32)).astype(np.int64),
-                                                   (new_pairs & np.uint64(0xFFFFFFFF)).astype(np.int64))
+            columns[missing] = self.vocabulary.add(_pair_words(new_pairs))
             self._pairs.add(unique[missing], columns[missing])
         return columns[inverse]
 
     # --- terms -----------------------------------------------------------------------------
 
-    def joined_terms(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        """Terms given as token numbers (``second`` -1 for a single word) as UTF-8 bytes with a
+    def joined_terms(self, words: np.ndarray) -> np.ndarray:
+        """Terms given as rows of token numbers (-1 after the last word) as UTF-8 bytes with a
         newline between two terms: ``pack_terms`` of their strings, with no string made."""
         lengths = self._token_lengths()
         blocks = []
-        for at in range(0, len(first), TERMS_PER_BLOCK):
-            # Each term's words, a pair's two one after the other, each copied with a NUL after
-            # it, which becomes the space inside a pair or the newline after a term.
-            words = np.stack([first[at:at + TERMS_PER_BLOCK], second[at:at + TERMS_PER_BLOCK]], axis=1).ravel()
-            inside_pair = np.roll(words >= 0, -1)
-            inside_pair[1::2] = False
-            present = words >= 0
-            joined = _spans_joined(self._store, self._store_starts[words[present]], lengths[words[present]])
-            joined[joined == 0] = np.where(inside_pair[present], 32, 10)
+        for at in range(0, len(words), TERMS_PER_BLOCK):
+            # Each term's words one after the other, each copied with a NUL after it, which
+            # becomes the space before the term's next word or the newline after the term.
+            block = words[at:at + TERMS_PER_BLOCK]
+            followed = np.zeros(block.shape, dtype=bool)
+            followed[:, :-1] = block[:, 1:] >= 0
+            flat = block.ravel()
+            present = flat >= 0
+            joined = _spans_joined(self._store, self._store_starts[flat[present]], lengths[flat[present]])
+            joined[joined == 0] = np.where(followed.ravel()[present], 32, 10)
             if self._chars:
                 joined[joined == _NUL_IN_WORD] = 0
             blocks.append(_bracketed(joined) if self._bracketed else joined)
         return np.concatenate(blocks)[:-1] if blocks else np.zeros(0, dtype=np.uint8)
+
+    # --- n-grams of three words or more ----------------------------------------------------
+
+    def _long_grams(self, tokens: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The columns and documents of the n-grams of three words or more of a batch, from
+        its token numbers (stop words out; -1, a word a fixed table lacks, parts the words
+        around it) and their documents. Each n-gram is numbered by the number of its first
+        n - 1 words and its last word, a length at a time; a growing table numbers those it
+        lacks, and gives a column to each of a length it counts."""
+        columns, column_rows = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+        numbers = tokens  # of the n-gram that starts at each token, for n = 1
+        for n in range(2, self._high + 1):
+            end = max(len(tokens) - n + 1, 0)  # n-grams start before it
+            whole = (numbers[:end] >= 0) & (tokens[n - 1:] >= 0) & (rows[:end] == rows[n - 1:])
+            at = np.flatnonzero(whole)
+            keys = numbers[at].astype(np.uint64) << np.uint64(32) | tokens[at + n - 1].astype(np.uint64)
+            found, new_at, new = self._gram_numbers(n, keys, grow=self.vocabulary is not None)
+            numbers = np.full(end, -1, dtype=np.int64)
+            numbers[at] = found
+            if n < 3:
+                continue
+            if len(new) and n >= self._low:
+                assert self.vocabulary is not None  # only a growing table numbers n-grams it has not seen
+                starts = at[new_at]
+                self._gram_columns[n][new] = self.vocabulary.add(tokens[starts[:, np.newaxis] + np.arange(n)])
+            if n >= self._low:
+                numbered = at[found >= 0]
+                counted = self._gram_columns[n][numbers[numbered]]
+                columns.append(counted[counted >= 0])
+                column_rows.append(rows[numbered[counted >= 0]])
+        return np.concatenate(columns), np.concatenate(column_rows)
+
+    def _gram_numbers(self, n: int, keys: np.ndarray, *, grow: bool) -> tuple[np.ndarray, ...]:
+        """The number of each n-gram, given as ``keys`` (the number of its first n - 1 words
+        << 32 | its last word): -1 where the table lacks it, unless ``grow``, which numbers
+        those; and for the n-grams it numbered, where one of each is in ``keys``, and their
+        numbers."""
+        grams = self._grams[n]
+        unique, first, inverse = _unique_first(_mix(keys))
+        numbers = grams.get(unique)
+        missing = np.flatnonzero(numbers < 0) if grow else np.zeros(0, dtype=np.int64)
+        if len(missing):
+            numbers[missing] = np.arange(len(grams.keys), len(grams.keys) + len(missing))
+            grams.add(unique[missing], numbers[missing])
+            if n > 2:
+                self._gram_columns[n] = np.concatenate([self._gram_columns[n], np.full(len(missing), -1)])
+        return numbers[inverse], first[missing], numbers[missing]
+
+    def _number_terms(self, words: np.ndarray, firsts: np.ndarray, sizes: np.ndarray, columns: np.ndarray) -> None:
+        """Give a fixed table the ``columns`` of its terms of three words or more: each starts
+        at ``firsts`` among the terms' ``words`` (token numbers), ``sizes`` words long. Every
+        beginning of one is numbered too, the way to it."""
+        numbers = words[firsts]
+        for n in range(2, int(sizes.max(initial=0)) + 1):
+            going_on = sizes >= n
+            firsts, sizes, columns, numbers = firsts[going_on], sizes[going_on], columns[going_on], numbers[going_on]
+            keys = numbers.astype(np.uint64) << np.uint64(32) | words[firsts + n - 1].astype(np.uint64)
+            numbers = self._gram_numbers(n, keys, grow=True)[0]
+            ending = sizes == n
+            if n > 2:
+                self._gram_columns[n][numbers[ending]] = columns[ending]
+
+
+def _pair_words(pairs: np.ndarray) -> np.ndarray:
+    """Pairs given as ``first << 32 | second``, as rows of two token numbers."""
+    return np.stack([(pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)],
+                    axis=1)
 
 
 #: Any of the tables: what ``fixed_table`` gives a model.

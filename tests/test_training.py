@@ -397,25 +397,28 @@ def test_hashed_counts_are_the_word_counts_folded_into_buckets(sms_halves, tmp_p
     assert "expected a bucket count, e.g. 1048576 or 2**20" in bad.stderr
 
 
-def test_workers_join_from_the_start_where_python_makes_each_feature():
-    """By default workers wait for 64 MB where the word path counts in C (words, hashed or not,
-    and with the compiled scanner character n-grams, alone or beside words), but not where the
-    analyzer's features are Python strings (word trigrams): there one core is the limit, and two
-    processes trained 20news with --ngram-range 1,3 in 14.5 to 15.0 s against 16.5 to 16.9 s.
-    Counted so on real SMS, the counts are one process's, and so are hashed features' and both
-    kinds of character n-grams' in two."""
+def test_workers_join_from_the_start_where_python_makes_each_feature(monkeypatch):
+    """By default workers wait for 64 MB where the word path counts in C (words and their
+    n-grams, hashed or not, and with the compiled scanner character n-grams, alone or beside
+    words), but not where the analyzer's features are Python strings (character n-grams without
+    the compiled scanner): there one core is the limit. Counted on real SMS in two processes,
+    the counts are one process's: word trigrams', hashed features' and both kinds of character
+    n-grams'."""
     from nbtext import vectorizing
     from nbtext.analysis import Analyzer
     from nbtext.training import PROCESSES_AFTER_BYTES, count_all, workers_start_after
 
     trigrams, hashed = Analyzer(ngram_range=(1, 3)), Analyzer(ngram_range=(1, 2), hash_features=1 << 10)
-    assert workers_start_after(trigrams) == 0
-    assert [workers_start_after(analyzer) for analyzer in (Analyzer(tokens="joined", ngram_range=(1, 2)), hashed)] == [
-        PROCESSES_AFTER_BYTES] * 2
+    assert [workers_start_after(analyzer) for analyzer in (trigrams, Analyzer(tokens="joined", ngram_range=(1, 2)),
+                                                           hashed)] == [PROCESSES_AFTER_BYTES] * 3
     char_wb, beside = Analyzer(analyzer="char_wb", ngram_range=(2, 4)), Analyzer(ngram_range=(1, 2), char_ngrams=(2, 3))
     compiled = [workers_start_after(analyzer) for analyzer in (char_wb, beside)]
     assert compiled == [0 if vectorizing._wordscan is None else PROCESSES_AFTER_BYTES] * 2
+    with monkeypatch.context() as patch:
+        patch.setattr(vectorizing, "_wordscan", None)
+        assert [workers_start_after(analyzer) for analyzer in (char_wb, beside, trigrams)] == [0, 0,
+                                                                                              PROCESSES_AFTER_BYTES]
     docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))[:2500]
-    for analyzer, jobs in ((trigrams, None), (hashed, 2), (char_wb, 2), (beside, 2)):
+    for analyzer, jobs in ((trigrams, 2), (hashed, 2), (char_wb, 2), (beside, 2)):
         assert_same_counts(count_all(docs, analyzer, tf="log", doc_norm=None, jobs=jobs).to_dict(),
                            count_all(docs, analyzer, tf="log", doc_norm=None, jobs=1).to_dict())
