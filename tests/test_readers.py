@@ -245,8 +245,8 @@ def test_invalid_bytes_are_replaced_and_reported():
 def test_line_formats(tmp_path, name, content, fmt, bom):
     path = tmp_path / name
     path.write_bytes(bom + content)
-    for given in (None, fmt):  # detected from the name or first line, or given
-        corpus = LabelledCorpus([str(path)], input_format=given)
+    for stated in (None, fmt):  # detected from the name or first line, or given
+        corpus = LabelledCorpus([str(path)], input_format=stated)
         docs = list(corpus)
         assert [(d.label, d.text) for d in docs] == [("spam", "Win cash"), ("ham", "See you at noon"), ("ham", "\ufffdt\ufffd ")]
         assert [d.source for d in docs] == [f"{path}:1", f"{path}:2", f"{path}:4"]
