@@ -14,18 +14,17 @@ the same with --tokens words (the pipeline's own pattern) and --tokens joined. C
 (--analyzer char_wb --ngram-range 2,4) on 20news next to the same pipeline's, and beside the
 default model's words (--char-ngrams 2,4) next to the union of the two. The default model's
 features hashed into 2**20 buckets next to HashingVectorizer's. Word uni- to trigrams
-(--ngram-range 1,3) next to CountVectorizer(ngram_range=(1, 3)) given the same tokens. Prediction throughput on
-20news-bydate/test in memory (median of --runs), as it is and with typographic quotes and dashes
-(every document non-ASCII), and on a --stream-mb stream of its documents
-on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
+(--ngram-range 1,3) next to CountVectorizer(ngram_range=(1, 3)) given the same tokens.
+Prediction throughput on 20news-bydate/test in memory (median of --runs), as it is and with
+typographic quotes and dashes (every document non-ASCII), and on a --stream-mb stream of its
+documents on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
 process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
 with --jobs on every core, and a spam filter trained on it as message files and as one mbox
 a class, the same two ways (--mail-only: those tables alone; --in-memory-only: the in-memory
 prediction table alone; --char-only, --hashed-only and --trigrams-only: those training rows
-alone). Medians and
-ratios; peak RSS of each process with its workers. Every measurement runs in its own process, with nbtext's
-bytecode written first, as installing it writes it.
+alone). Medians and ratios; peak RSS of each process with its workers. Every measurement runs
+in its own process, with nbtext's bytecode written first, as installing it writes it.
 """
 
 from __future__ import annotations
