@@ -1060,7 +1060,7 @@ class WordTable:
         numbers = grams.get(unique)
         missing = np.flatnonzero(numbers < 0) if grow else np.zeros(0, dtype=np.int64)
         if len(missing):
-            numbers[missing] = np.arange(len(grams.keys), len(grams.keys) + len(missing))
+            numbers[missing] = np.arange(len(grams), len(grams) + len(missing))
             grams.add(unique[missing], numbers[missing])
             if n > 2:
                 self._gram_columns[n] = np.concatenate([self._gram_columns[n], np.full(len(missing), -1)])
@@ -1117,25 +1117,50 @@ class Buffered:
 
 
 class _SortedMap:
-    """64-bit keys -> numbers, the keys kept sorted so that a whole array is looked up at once."""
+    """64-bit keys -> numbers, kept in sorted runs so that a whole array is looked up at once.
+
+    Each ``add`` makes a run, merged with the run before it while that one is at most twice as
+    long: there are about log2(n) runs, and a key is copied about log2(n) times in all. (Kept
+    as one sorted array, each batch inserted into it copied all of it, so the time to add grew
+    with the square of the batches: 19 s for 200 batches of 100,000 new keys, against 6 s.)
+    """
 
     def __init__(self) -> None:
-        self.keys = np.zeros(0, dtype=np.uint64)
-        self.values = np.zeros(0, dtype=np.int64)
+        self._runs: list[tuple[np.ndarray, np.ndarray]] = []  # (sorted keys, their values), longest first
+
+    def __len__(self) -> int:
+        return sum(len(keys) for keys, _ in self._runs)
 
     def get(self, wanted: np.ndarray) -> np.ndarray:
         """The value of each key in ``wanted``, -1 where absent."""
-        if not len(self.keys):
-            return np.full(len(wanted), -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
-        return np.where(self.keys[at] == wanted, self.values[at], -1)
+        found = np.full(len(wanted), -1, dtype=np.int64)
+        for keys, values in self._runs:
+            at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+            hit = keys[at] == wanted
+            found[hit] = values[at[hit]]
+        return found
 
     def add(self, keys: np.ndarray, values: np.ndarray) -> None:
         """Take in keys not held yet (distinct), with their values."""
+        if not len(keys):
+            return
         order = np.argsort(keys)
-        at = np.searchsorted(self.keys, keys[order])
-        self.keys = np.insert(self.keys, at, keys[order])
-        self.values = np.insert(self.values, at, values[order])
+        self._runs.append((keys[order], values[order]))
+        while len(self._runs) > 1 and len(self._runs[-2][0]) <= 2 * len(self._runs[-1][0]):
+            self._runs[-2:] = [_merged(*self._runs[-2], *self._runs[-1])]
+
+
+def _merged(keys: np.ndarray, values: np.ndarray, other: np.ndarray, other_values: np.ndarray,
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Two sorted runs of distinct keys, with their values, as one: each key of the other run
+    goes where ``searchsorted`` puts it, and every key is copied once."""
+    goes = np.searchsorted(keys, other) + np.arange(len(other))
+    rest = np.ones(len(keys) + len(other), dtype=bool)
+    rest[goes] = False
+    merged, merged_values = np.empty(len(rest), dtype=keys.dtype), np.empty(len(rest), dtype=values.dtype)
+    merged[goes], merged_values[goes] = other, other_values
+    merged[rest], merged_values[rest] = keys, values
+    return merged, merged_values
 
 
 def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:

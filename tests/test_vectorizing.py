@@ -273,6 +273,27 @@ def test_fixed_table_finds_exactly_the_terms_a_dict_finds(terms, texts, tokens, 
         assert_same_matrix(table.count(texts), expected)
 
 
+@settings(max_examples=200, deadline=None)
+@given(batches=st.lists(st.lists(st.integers(0, 2**64 - 1), max_size=60), max_size=40),
+       absent=st.integers(0, 2**64 - 1))
+def test_a_sorted_map_finds_every_key_it_took_in(batches, absent):
+    """Batches of keys (each batch's distinct and new, in any order; some empty) taken in one
+    after another: every key gives its value, a key never added gives -1, and the runs stay
+    about log2(n) many, each sorted."""
+    table, added = vectorizing._SortedMap(), {}
+    for batch in batches:
+        keys = [key for key in dict.fromkeys(batch) if key not in added]
+        values = list(range(len(added), len(added) + len(keys)))
+        table.add(np.array(keys, dtype=np.uint64), np.array(values, dtype=np.int64))
+        added.update(zip(keys, values))
+        wanted = sorted(added)
+        assert table.get(np.array(wanted, dtype=np.uint64)).tolist() == [added[key] for key in wanted]
+        assert len(table) == len(added)
+    assert table.get(np.array([absent], dtype=np.uint64)).tolist() == [added.get(absent, -1)]
+    assert len(table._runs) <= max(len(added), 1).bit_length() + 1
+    assert all((np.diff(keys.astype(object)) > 0).all() for keys, _ in table._runs)
+
+
 def words_of(table: WordTable) -> list[str]:
     """A fixed table's words by number (it keeps them as bytes only)."""
     return [bytes(table._store[start:start + length]).decode() for start, length
