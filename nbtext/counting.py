@@ -414,11 +414,17 @@ def _summed(keys: np.ndarray, values: np.ndarray | None, n_docs: int, n_columns:
 
 def used_columns(indices: np.ndarray, n_columns: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct columns among ``indices`` (sorted), and each index as a position among them:
-    ``np.unique(indices, return_inverse=True)`` by a mask over the columns, with no sort.
+    ``np.unique(indices, return_inverse=True)``, by a mask over the columns, with no sort,
+    unless they are more than four times as many as the indices. (A mask over every column for
+    each batch grew with the vocabulary: training word trigrams on 300,000 short lines spent
+    5.6 s of 24 in it, in a profile, where sorting each batch's indices takes milliseconds.)
 
     >>> [a.tolist() for a in used_columns(np.array([5, 2, 5, 7]), 8)]
     [[2, 5, 7], [1, 0, 1, 2]]
     """
+    if n_columns > 4 * len(indices):
+        columns, inverse = np.unique(indices, return_inverse=True)
+        return columns, inverse.reshape(-1)
     in_use = np.zeros(n_columns, dtype=bool)
     in_use[indices] = True
     return np.flatnonzero(in_use), (np.cumsum(in_use) - 1)[indices]

@@ -169,6 +169,17 @@ def test_batches_folded_into_the_totals_equal_one_batch(mixed_documents, tf, doc
         np.testing.assert_array_equal(counted.dense(name), expected.dense(name))
 
 
+@settings(max_examples=200, deadline=None)
+@given(indices=st.lists(st.integers(0, 999), max_size=300), spare=st.integers(0, 5000))
+def test_used_columns_are_numpys_unique_by_mask_or_sort(indices, spare):
+    """Few indices among many columns (sorted) or many among few (a mask): np.unique's
+    columns and inverse either way."""
+    indices = np.array(indices, dtype=np.int64)
+    columns, inverse = counting.used_columns(indices, max(indices, default=-1) + 1 + spare)
+    expected, expected_inverse = np.unique(indices, return_inverse=True)
+    assert columns.tolist() == expected.tolist() and inverse.tolist() == expected_inverse.tolist()
+
+
 def test_count_matrix_accepts_dense_and_sparse():
     dense = np.array([[0, 2, 0], [1, 0, 3]])
     for given_matrix in (dense, dense.tolist(), CountMatrix.coerce(dense).to_scipy()):
