@@ -423,8 +423,7 @@ def used_columns(indices: np.ndarray, n_columns: int) -> tuple[np.ndarray, np.nd
     [[2, 5, 7], [1, 0, 1, 2]]
     """
     if n_columns > 4 * len(indices):
-        columns, inverse = np.unique(indices, return_inverse=True)
-        return columns, inverse.reshape(-1)
+        return np.unique(indices, return_inverse=True)
     in_use = np.zeros(n_columns, dtype=bool)
     in_use[indices] = True
     return np.flatnonzero(in_use), (np.cumsum(in_use) - 1)[indices]

@@ -247,7 +247,7 @@ class WordVocabulary(_TableColumns):
         """The columns that are pairs of words, as ``first << 32 | second``, and the columns."""
         codes = self._codes()
         columns = np.flatnonzero((codes[:, 1] >= 0) & (codes[:, 2:] < 0).all(axis=1))
-        return codes[columns, 0].astype(np.uint64) << np.uint64(32) | codes[columns, 1].astype(np.uint64), columns
+        return _pair_keys(codes[columns, 0], codes[columns, 1]), columns
 
     def _codes(self) -> np.ndarray:
         """The token numbers of every column: a row each, as long as the longest term."""
@@ -715,7 +715,7 @@ class WordTable:
         inverse = table._add_words(buffer, starts, lengths, int(alone.sum()))
         table._unigram[inverse[alone]] = column[alone]
         firsts = np.flatnonzero(begins & (size == 2))
-        pairs = inverse[firsts].astype(np.uint64) << np.uint64(32) | inverse[firsts + 1].astype(np.uint64)
+        pairs = _pair_keys(inverse[firsts], inverse[firsts + 1])
         longer = np.flatnonzero(begins & (size > 2))
         table._number_terms(inverse, longer, size[longer], column[longer])
         table._n_columns = len(terms)
@@ -783,6 +783,13 @@ class WordTable:
         self._unigram = np.full(n_words, -1, dtype=np.int64)
         return numbers[:n_spans]
 
+    def _stop_words_among(self, numbers: np.ndarray) -> np.ndarray:
+        """Which of these token numbers are stop words (-1, a word a fixed table lacks, is not)."""
+        known = numbers != _NO_TOKEN
+        dropped = np.zeros(len(numbers), dtype=bool)
+        dropped[known] = self._dropped[numbers[known]]
+        return dropped
+
     def _token_lengths(self) -> np.ndarray:
         """The length in bytes of each token number."""
         return np.append(self._store_starts[1:], len(self._store) - _PAD) - self._store_starts - 1
@@ -846,9 +853,7 @@ class WordTable:
             matrix = count_matrix(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), n_texts, 0)
         if self._high <= 2:
             return matrix
-        known = numbers >= 0
-        kept = ~known
-        kept[known] = ~self._dropped[numbers[known]]  # stop words out; unknown words stay, to part n-grams
+        kept = ~self._stop_words_among(numbers)  # unknown words stay, to part n-grams
         columns, column_rows = self._long_grams(numbers[kept], rows[kept])
         n_columns = len(self.vocabulary) if self.vocabulary is not None else self._n_columns
         return matrix.plus_ones(column_rows, columns, n_columns)
@@ -927,10 +932,9 @@ class WordTable:
         if self._scanned is not None:
             raise TypeError("this word table is the compiled scanner's: count what its tokens() gives")
         tokens, rows = self._token_numbers(found), found.rows
+        dropped = self._stop_words_among(tokens)
+        tokens, rows = tokens[~dropped], rows[~dropped]
         known = tokens != _NO_TOKEN  # an unknown token (fixed table) still parts the words around it
-        dropped = np.zeros(len(tokens), dtype=bool)
-        dropped[known] = self._dropped[tokens[known]]
-        tokens, rows, known = tokens[~dropped], rows[~dropped], known[~dropped]
         columns, column_rows = [], []
         if self._ngrams & 1:
             columns.append(self._unigram[tokens[known]])
@@ -938,7 +942,7 @@ class WordTable:
         if self._ngrams & 2:
             pairs = (rows[:-1] == rows[1:]) & known[:-1] & known[1:]
             first, second = tokens[:-1][pairs], tokens[1:][pairs]
-            columns.append(self._pair_columns_of(first.astype(np.uint64) << np.uint64(32) | second.astype(np.uint64)))
+            columns.append(self._pair_columns_of(_pair_keys(first, second)))
             column_rows.append(rows[:-1][pairs])
         if self._high > 2:
             long_columns, long_rows = self._long_grams(tokens, rows)
@@ -1033,7 +1037,7 @@ class WordTable:
             end = max(len(tokens) - n + 1, 0)  # n-grams start before it
             whole = (numbers[:end] >= 0) & (tokens[n - 1:] >= 0) & (rows[:end] == rows[n - 1:])
             at = np.flatnonzero(whole)
-            keys = numbers[at].astype(np.uint64) << np.uint64(32) | tokens[at + n - 1].astype(np.uint64)
+            keys = _pair_keys(numbers[at], tokens[at + n - 1])
             found, new_at, new = self._gram_numbers(n, keys, grow=self.vocabulary is not None)
             numbers = np.full(end, -1, dtype=np.int64)
             numbers[at] = found
@@ -1074,15 +1078,20 @@ class WordTable:
         for n in range(2, int(sizes.max(initial=0)) + 1):
             going_on = sizes >= n
             firsts, sizes, columns, numbers = firsts[going_on], sizes[going_on], columns[going_on], numbers[going_on]
-            keys = numbers.astype(np.uint64) << np.uint64(32) | words[firsts + n - 1].astype(np.uint64)
+            keys = _pair_keys(numbers, words[firsts + n - 1])
             numbers = self._gram_numbers(n, keys, grow=True)[0]
             ending = sizes == n
             if n > 2:
                 self._gram_columns[n][numbers[ending]] = columns[ending]
 
 
+def _pair_keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pairs of numbers (token numbers, or an n-gram's and a token's) as ``first << 32 | second``."""
+    return first.astype(np.uint64) << np.uint64(32) | second.astype(np.uint64)
+
+
 def _pair_words(pairs: np.ndarray) -> np.ndarray:
-    """Pairs given as ``first << 32 | second``, as rows of two token numbers."""
+    """Pairs given as ``first << 32 | second`` (``_pair_keys``), as rows of two token numbers."""
     return np.stack([(pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)],
                     axis=1)
 
