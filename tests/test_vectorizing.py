@@ -237,18 +237,41 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
 
 @settings(max_examples=200, deadline=None)
 @given(
-    texts=batches_of(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n’—\xa0\u0301²\U0001d7d8\U0001f600")
-                     + ["xyzxyzxyzq", "ÉÉÉÉ"]),
+    texts=batches_of(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n’—\xa0\u0301²\U0001d7d8\U0001f600\u212a")
+                     + ["xyzxyzxyzq", "ÉÉÉÉ", "ΟΔΟΣ"]),
     name=st.sampled_from(list(ANALYZERS)),
     scanner=st.sampled_from(["compiled", "numpy"]),
 )
 def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
     """Word characters in and out of ASCII, of 1 to 4 bytes in UTF-8 (中, 𝟘), characters that
     are not (’, —, a no-break space, a combining accent, 😀), NUL, a lone surrogate, long runs
-    that get hashed, letters that change length when lowercased; in one batch and one by one."""
+    that get hashed, letters that change length when lowercased (İ, the Kelvin sign) or by the
+    letters beside them (Σ); in one batch and one by one."""
     plain_rows, fast_rows, _ = plain_and_fast(ANALYZERS[name], [texts], scanner)
     assert plain_rows == fast_rows
     assert plain_and_fast(ANALYZERS[name], [[t] for t in texts], scanner)[:2] == (plain_rows, fast_rows)
+
+
+def test_the_buffer_lowers_every_character_as_str_lower_does():
+    """The buffer lowers bytes, not strings: every character from U+0080 up, alone and between
+    capitals, in a document of its own, and Σ where it ends a word (ς) and where it does not
+    (σ), is the bytes ``str.lower`` gives, with the same characters blanked. All but 26 of
+    them are lowered in place; those 26 send their documents to ``str.lower``."""
+    characters = [chr(code) for code in range(0x80, 0x110000)]
+    texts = [*characters, *(f"A{c}B{c}" for c in characters), "ΟΔΟΣ ΚΑΙ ΣΑ", "ΑΣ", "Σ", "aΣ1"]
+    buffer, doc_starts = vectorizing._buffer(texts, lowercase=True)
+    lowered, lowered_starts = vectorizing._buffer([text.lower() for text in texts], lowercase=False)
+    assert np.array_equal(doc_starts, lowered_starts)
+    assert np.array_equal(buffer, lowered)
+    assert "ΟΔΟΣ ΚΑΙ ΣΑ".lower() == "οδος και σα"  # the final sigma, which no byte-wise lowering gives
+    ascii_sign = vectorizing._buffer(["\u212a A\u212a"], lowercase=True)[0]  # the Kelvin sign
+    assert bytes(ascii_sign[:ascii_sign.tolist().index(0)]) == b"k ak"
+    joined = vectorizing._joined([c.encode("utf-8", "surrogatepass") for c in characters])[0]
+    unlowered = vectorizing._lower_and_blank(np.frombuffer(bytearray(joined), dtype=np.uint8), lowercase=True)
+    assert {joined[at:].split(b"\x00")[0].decode() for at in unlowered.tolist()} == {
+        *"\u0130\u023a\u023e\u1e9e\u2126\u212a\u212b\u2c62\u2c64\u2c6d\u2c6e\u2c6f\u2c70\u2c7e\u2c7f",
+        *"\ua78d\ua7aa\ua7ab\ua7ac\ua7ad\ua7ae\ua7b0\ua7b1\ua7b2\ua7c5", "Σ"}
+    assert sum(c.lower() != c for c in characters) > 1_400
 
 
 @settings(max_examples=100, deadline=None)
