@@ -50,7 +50,7 @@ except ImportError:  # built without a C compiler: numpy finds a fixed table's w
     _wordscan = None
 
 #: Bytes that belong to a word: ASCII letters, digits and ``_``; every byte >= 128, because the
-#: buffer's non-ASCII characters that are not word characters are blanked (``_lower_and_blank``).
+#: buffer's non-ASCII characters that are not word characters are blanked (``_blank_non_words``).
 _WORD_BYTE = np.array([chr(i).isalnum() or chr(i) == "_" for i in range(128)] + [True] * 128, dtype=np.uint8)
 #: Each byte's kind, by ``Analyzer.tokens``: 1 a word byte, 2 a byte that joins two word bytes
 #: into one token (never at a token's ends), 0 neither.
@@ -68,6 +68,8 @@ _PAD = 8
 #: The byte that stands for NUL inside a character n-gram (NUL ends a word in the scanner's
 #: tables): 0xFF, which UTF-8 never has; the compiled sort puts it first, where NUL sorts.
 _NUL_IN_WORD = 0xFF
+#: Capital sigma, which ``str.lower`` makes ς at the end of a word and σ elsewhere.
+_SIGMA = "\u03a3"
 _POSITION_BITS = 24
 _HIGH_40 = np.uint64(2**64 - 2**_POSITION_BITS)
 _NO_TOKEN = -1
@@ -1179,19 +1181,19 @@ def _buffer(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarr
     word characters. The bytes are lowered, not the strings: ``str.lower`` over text that is not
     ASCII took half the time of scoring it."""
     texts = [_checked(text) for text in texts]
-    pieces = [_encoded(text) for text in texts]
-    joined, doc_starts = _joined(pieces)
+    all_ascii = all(text.isascii() for text in texts)
+    joined, doc_starts = _joined([_encoded(text) for text in texts], writable=not all_ascii)
     if lowercase:
-        joined = joined.lower()  # the ASCII letters; _lower_and_blank the others
-    if all(text.isascii() for text in texts):
-        return np.frombuffer(joined, dtype=np.uint8), doc_starts
-    buffer = np.frombuffer(bytearray(joined), dtype=np.uint8)
-    unlowered = _lower_and_blank(buffer, lowercase)
-    if not len(unlowered):
+        joined = joined.lower()  # the ASCII letters; _lower_in_place the others
+    buffer = np.frombuffer(joined, dtype=np.uint8)
+    if all_ascii:
         return buffer, doc_starts
-    for doc in np.unique(np.searchsorted(doc_starts, unlowered, side="right") - 1).tolist():
-        texts[doc] = texts[doc].lower()  # lowered already: nothing is left for bytes to change
-    return _buffer(texts, lowercase)
+    found = _Characters.of(buffer)
+    resized = _lower_in_place(buffer, found) if lowercase else []
+    _blank_non_words(buffer, found)  # a character lowered in place is a word character or not as it was
+    if any(resized):
+        return _spliced(buffer, doc_starts, found, resized)
+    return buffer, doc_starts
 
 
 def _character_buffer(texts: Sequence[str], lowercase: bool, ngram_range: tuple[int, int]) -> Buffered:
@@ -1230,56 +1232,154 @@ def _encoded(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _joined(pieces: list[bytes]) -> tuple[bytes, np.ndarray]:
-    """The pieces split by NUL, 8 NULs after, and where each starts."""
+def _joined(pieces: list[bytes], writable: bool = False) -> tuple[bytes | bytearray, np.ndarray]:
+    """The pieces split by NUL, 8 NULs after (a bytearray if ``writable``: not copied again to
+    be written), and where each starts."""
     sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) + 1
-    return b"\x00".join(pieces) + b"\x00" * _PAD, np.cumsum(sizes) - sizes
+    nul = bytearray(1) if writable else b"\x00"
+    joined = nul.join([*pieces, bytes(_PAD - 1)]) if pieces else nul * _PAD  # the last NULs joined on: no copy
+    return joined, np.cumsum(sizes) - sizes
 
 
-def _lower_and_blank(buffer: np.ndarray, lowercase: bool) -> np.ndarray:
-    """Lowercase the non-ASCII characters of ``buffer`` (UTF-8) as ``str.lower`` does (if
-    ``lowercase``), then overwrite with spaces the bytes of each that is not a word character to
-    Python's regular expressions (``’``, ``—``, a no-break space, a combining accent, a lone
-    surrogate), numpy over the non-ASCII bytes alone: the regex engine's pass over a document
-    took twice as long as counting it. If ``str.lower`` makes any of them something other than
-    one character as long (``İ`` two, the Kelvin sign ``k``; ``Σ`` by the letters beside it),
-    where each of those starts, the buffer unchanged: their documents need ``str.lower``."""
-    high = np.flatnonzero(buffer >= 0x80)
-    leads = high[buffer[high] >= 0xC0]
-    size = _UTF8_SIZE[buffer[leads]]
-    code = buffer[leads].astype(np.int64) & (0x7F >> size)  # the lead byte's bits of the code point
-    for k in range(1, 4):  # then 6 bits from each continuation byte (the padding keeps leads + 3 inside)
-        more = size > k
-        code = np.where(more, code << 6 | (buffer[leads + k].astype(np.int64) & 0x3F), code)
-    distinct, inverse = np.unique(code, return_inverse=True)
-    characters = [chr(code) for code in distinct.tolist()]
-    if lowercase:
-        lowered = [character.lower() for character in characters]
-        resized = np.array([low != character and (character == "Σ" or len(low) > 1
-                                                  or len(_encoded(low)) != len(_encoded(character)))
-                            for low, character in zip(lowered, characters)], dtype=bool)
-        if resized.any():
-            return leads[resized[inverse]]
-        _overwrite(buffer, leads, inverse, [_encoded(low) if low != character else b""
-                                            for low, character in zip(lowered, characters)])
-    # A character lowered is a word character or not as it was (the tests try every one).
-    word = np.fromiter(map(is_word_character, map(ord, characters)), dtype=bool, count=len(characters))
-    blank = ~word[inverse]
-    starts, sizes = leads[blank], size[blank]
+@dataclass(frozen=True)
+class _Characters:
+    """The non-ASCII characters of a UTF-8 buffer: where each starts, its length in bytes, and
+    which of the distinct code points it is."""
+
+    leads: np.ndarray
+    sizes: np.ndarray
+    distinct: np.ndarray
+    inverse: np.ndarray
+
+    @classmethod
+    def of(cls, buffer: np.ndarray) -> _Characters:
+        high = np.flatnonzero(buffer >= 0x80)
+        leads = high[buffer[high] >= 0xC0]
+        sizes = _UTF8_SIZE[buffer[leads]]
+        code = buffer[leads].astype(np.int64) & (0x7F >> sizes)  # the lead byte's bits of the code point
+        for k in range(1, 4):  # then 6 bits from each continuation byte (the padding keeps leads + 3 inside)
+            more = sizes > k
+            code = np.where(more, code << 6 | (buffer[leads + k].astype(np.int64) & 0x3F), code)
+        distinct, inverse = np.unique(code, return_inverse=True)
+        return cls(leads, sizes, distinct, inverse)
+
+
+def _lower_in_place(buffer: np.ndarray, found: _Characters) -> list[bytes]:
+    """Lowercase the non-ASCII characters ``found`` in ``buffer`` as ``str.lower`` does (its
+    ASCII letters lowered already), each distinct character lowered once and written over its
+    bytes; ``Σ`` to ``ς`` or ``σ`` by the characters beside it. The few that lower to another
+    length (``İ`` to two characters, the Kelvin sign to ``k``) are left: for each distinct
+    character, what to splice in for it (b"" for none), non-word characters blanked."""
+    characters = [chr(code) for code in found.distinct.tolist()]
+    lowered = [character.lower() for character in characters]
+    same_length = [len(_encoded(low)) == len(_encoded(character)) for low, character in zip(lowered, characters)]
+    if _SIGMA in characters:
+        sigma = characters.index(_SIGMA)
+        lowered[sigma] = _SIGMA  # left as it is, then written as one of the two
+        at = found.leads[found.inverse == sigma]
+        finals = _final_sigmas(buffer, at, found, characters)
+        buffer[at + 1] = np.where(finals, 0x82, 0x83)  # ς is CF 82, σ CF 83; Σ is CE A3
+        buffer[at] = 0xCF
+    _overwrite(buffer, found, [_encoded(low) if same and low != character else b""
+                               for low, character, same in zip(lowered, characters, same_length)])
+    return [b"" if same else _blanked(low) for low, same in zip(lowered, same_length)]
+
+
+def _blanked(text: str) -> bytes:
+    """The UTF-8 of ``text``, each non-ASCII character that is not a word character as spaces,
+    byte for byte, as ``_blank_non_words`` leaves a buffer."""
+    return _encoded("".join(c if c.isascii() or is_word_character(ord(c)) else " " * len(_encoded(c)) for c in text))
+
+
+def _final_sigmas(buffer: np.ndarray, at: np.ndarray, found: _Characters, characters: list[str]) -> np.ndarray:
+    """Which of the ``Σ`` at ``at`` ``str.lower`` makes ``ς``: those with a cased character
+    before them and none after them, past any case-ignorable ones (an apostrophe, a period, a
+    combining accent), within their document (NUL, which ends one, is neither)."""
+    cased = np.zeros(len(characters) + 128, dtype=bool)
+    ignorable = np.zeros(len(characters) + 128, dtype=bool)
+    for index, character in enumerate([*characters, *map(chr, range(128))]):
+        cased[index], ignorable[index] = _case_kind(character)
+
+    def row_at(positions: np.ndarray) -> np.ndarray:  # rows of cased and ignorable: the distinct ones, then ASCII
+        byte = buffer[positions].astype(np.int64)
+        nearest = np.minimum(np.searchsorted(found.leads, positions), len(found.leads) - 1)
+        return np.where(byte < 0x80, len(characters) + byte, found.inverse[nearest])
+
+    def skip_ignorable(positions: np.ndarray, step: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        positions = step(positions)
+        while (more := ignorable[row_at(positions)]).any():
+            positions[more] = step(positions[more])
+        return positions
+
+    def back(positions: np.ndarray) -> np.ndarray:  # the character before: -1, before the first, is a padding NUL
+        positions = positions - 1
+        for _ in range(3):
+            positions = np.where((buffer[positions] & 0xC0) == 0x80, positions - 1, positions)
+        return positions
+
+    def forward(positions: np.ndarray) -> np.ndarray:
+        return positions + np.maximum(_UTF8_SIZE[buffer[positions]], 1)
+
+    before = skip_ignorable(at, back)
+    after = skip_ignorable(at, forward)
+    return cased[row_at(before)] & ~cased[row_at(after)]
+
+
+def _case_kind(character: str) -> tuple[bool, bool]:
+    """Whether ``str.lower`` takes ``character`` for cased, and for case-ignorable, in choosing
+    between ``ς`` and ``σ`` for a ``Σ`` after it: Python has no other way to ask."""
+    alone, after_a_letter = (character + _SIGMA).lower()[-1], ("A" + character + _SIGMA).lower()[-1]
+    ignorable = alone == "σ" and after_a_letter == "ς"
+    return alone == "ς", ignorable
+
+
+def _overwrite(buffer: np.ndarray, found: _Characters, replacements: list[bytes]) -> None:
+    """Write over each character ``found`` the UTF-8 bytes its distinct character gives in
+    ``replacements``: as many as it has, or none to leave it."""
+    new = _byte_rows(replacements)
+    for k in range(new.shape[1]):
+        at = new[found.inverse, k] != 0  # a continuation byte is never 0, nor a lead byte
+        buffer[found.leads[at] + k] = new[found.inverse[at], k]
+
+
+def _spliced(buffer: np.ndarray, doc_starts: np.ndarray, found: _Characters, replacements: list[bytes],
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``buffer`` with each character ``found`` whose distinct character has bytes in
+    ``replacements`` replaced by them, and where its documents start then."""
+    lengths = np.array([len(new) for new in replacements], dtype=np.int64)
+    new = _byte_rows(replacements)
+    which = (lengths > 0)[found.inverse]
+    at, sizes, rows = found.leads[which], found.sizes[which], found.inverse[which]
+    kept = np.delete(buffer, _span_bytes(at, sizes))
+    dropped_before = np.cumsum(sizes) - sizes
+    values = new[rows][np.arange(new.shape[1]) < lengths[rows, None]]
+    buffer = np.insert(kept, np.repeat(at - dropped_before, lengths[rows]), values)
+    growth = np.append(0, np.cumsum(lengths[rows] - sizes))
+    return buffer, doc_starts + growth[np.searchsorted(at, doc_starts)]
+
+
+def _byte_rows(pieces: list[bytes]) -> np.ndarray:
+    """The pieces as the rows of a byte matrix, padded with zeros."""
+    rows = np.zeros((len(pieces), max(map(len, pieces), default=0)), dtype=np.uint8)
+    for row, piece in enumerate(pieces):
+        rows[row, :len(piece)] = list(piece)
+    return rows
+
+
+def _span_bytes(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Every position of the spans of ``sizes`` bytes at ``starts``."""
     offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    buffer[np.repeat(starts, sizes) + offsets] = ord(" ")
-    return leads[:0]
+    return np.repeat(starts, sizes) + offsets
 
 
-def _overwrite(buffer: np.ndarray, leads: np.ndarray, inverse: np.ndarray, replacements: list[bytes]) -> None:
-    """Write over each character starting at ``leads`` the UTF-8 bytes its distinct character
-    ``inverse`` gives in ``replacements``: as many as it has, or none to leave it."""
-    new = np.zeros((len(replacements), 4), dtype=np.uint8)
-    for row, replacement in enumerate(replacements):
-        new[row, :len(replacement)] = list(replacement)
-    for k in range(4):
-        at = new[inverse, k] != 0  # a continuation byte is never 0, nor a lead byte
-        buffer[leads[at] + k] = new[inverse[at], k]
+def _blank_non_words(buffer: np.ndarray, found: _Characters) -> None:
+    """Overwrite with spaces the bytes of each non-ASCII character ``found`` in ``buffer`` that
+    is not a word character to Python's regular expressions (``’``, ``—``, a no-break space, a
+    combining accent, a lone surrogate), numpy over the non-ASCII bytes alone: the regex
+    engine's pass over a document took twice as long as counting it."""
+    word = np.fromiter(map(is_word_character, found.distinct.tolist()), dtype=bool, count=len(found.distinct))
+    blank = ~word[found.inverse]
+    buffer[_span_bytes(found.leads[blank], found.sizes[blank])] = ord(" ")
 
 
 def _token_spans(buffer: np.ndarray, kind: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
