@@ -1274,15 +1274,11 @@ def _lower_in_place(buffer: np.ndarray, found: _Characters) -> list[bytes]:
     characters = [chr(code) for code in found.distinct.tolist()]
     lowered = [character.lower() for character in characters]
     same_length = [len(_encoded(low)) == len(_encoded(character)) for low, character in zip(lowered, characters)]
-    if _SIGMA in characters:
-        sigma = characters.index(_SIGMA)
-        lowered[sigma] = _SIGMA  # left as it is, then written as one of the two
-        at = found.leads[found.inverse == sigma]
-        finals = _final_sigmas(buffer, at, found, characters)
-        buffer[at + 1] = np.where(finals, 0x82, 0x83)  # ς is CF 82, σ CF 83; Σ is CE A3
-        buffer[at] = 0xCF
     _overwrite(buffer, found, [_encoded(low) if same and low != character else b""
                                for low, character, same in zip(lowered, characters, same_length)])
+    if _SIGMA in characters:  # written σ, as Σ alone lowers; ς where it ends a word
+        at = found.leads[found.inverse == characters.index(_SIGMA)]
+        buffer[at[_final_sigmas(buffer, at, found, characters)] + 1] = 0x82  # σ is CF 83, ς CF 82
     return [b"" if same else _blanked(low) for low, same in zip(lowered, same_length)]
 
 
@@ -1295,7 +1291,9 @@ def _blanked(text: str) -> bytes:
 def _final_sigmas(buffer: np.ndarray, at: np.ndarray, found: _Characters, characters: list[str]) -> np.ndarray:
     """Which of the ``Σ`` at ``at`` ``str.lower`` makes ``ς``: those with a cased character
     before them and none after them, past any case-ignorable ones (an apostrophe, a period, a
-    combining accent), within their document (NUL, which ends one, is neither)."""
+    combining accent), within their document (NUL, which ends one, is neither). The characters
+    are ``found``'s: ``buffer`` is read only for its ASCII bytes and where characters start, which
+    lowering in place leaves as they were."""
     cased = np.zeros(len(characters) + 128, dtype=bool)
     ignorable = np.zeros(len(characters) + 128, dtype=bool)
     for index, character in enumerate([*characters, *map(chr, range(128))]):
@@ -1368,9 +1366,9 @@ def _byte_rows(pieces: list[bytes]) -> np.ndarray:
 
 
 def _span_bytes(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Every position of the spans of ``sizes`` bytes at ``starts``."""
-    offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(starts, sizes) + offsets
+    """Every position of the spans of ``sizes`` bytes at ``starts``, one span after another."""
+    offsets = np.cumsum(sizes) - sizes  # where each span begins among them
+    return np.repeat(starts - offsets, sizes) + np.arange(int(sizes.sum()))
 
 
 def _blank_non_words(buffer: np.ndarray, found: _Characters) -> None:
@@ -1494,9 +1492,8 @@ def _strings(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tup
 def _spans_joined(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The spans (start, length) of ``buffer`` one after another, a NUL after each."""
     spans = lengths + 1
-    offsets = np.cumsum(spans) - spans
-    joined = buffer[np.repeat(starts - offsets, spans) + np.arange(int(spans.sum()))]
-    joined[offsets + lengths] = 0
+    joined = buffer[_span_bytes(starts, spans)]
+    joined[np.cumsum(spans) - 1] = 0
     return joined
 
 
