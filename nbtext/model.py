@@ -162,7 +162,8 @@ class Model:
                 return self._weighed(table.count(texts))
             except TokenClash:  # two of the batch's words share a hash: count them the plain way
                 pass
-        return self.vectorize_features([self.analyzer(text) for text in texts])
+        features = [self.analyzer(text) for text in texts]
+        return self._weighed(self._looked_up_counts(features, table_coming=table is None and self._table_possible))
 
     def _table_for(self, texts: Sequence[str]) -> AnyTable | None:
         """The word table, built once a stream has read a sixteenth as many characters as there
@@ -180,15 +181,20 @@ class Model:
 
     def vectorize_features(self, features: Sequence[Sequence[str]]) -> CountMatrix:
         """Documents x vocabulary (transformed) counts of already analyzed documents."""
+        return self._weighed(self._looked_up_counts(features, table_coming=False))
+
+    def _looked_up_counts(self, features: Sequence[Sequence[str]], *, table_coming: bool) -> CountMatrix:
+        """Counts of ``features``, each looked up among the terms by binary search or in the dict.
+        ``table_coming``: a stream of texts that will build the word table (``_table_for``)."""
         self._looked_up += sum(map(len, features))
-        # A binary search per feature (tens of microseconds in Python) beats hashing every term
-        # (a fraction of a microsecond each) while the features looked up so far are fewer than
-        # terms / 64: one short document; a stream of batches soon pays for the dict.
-        if self._vocabulary is None and self._looked_up < len(self.terms) // 64:
-            matrix = count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
-        else:
-            matrix = count_features(features, self.vocabulary)
-        return self._weighed(matrix)
+        # A binary search per feature (about 15 microseconds in Python) beats hashing every term
+        # (half a second for a million) while the features looked up so far are fewer than
+        # terms / 64: one short document; a stream of batches soon pays for the dict. Not where
+        # the word table is coming: it costs about what the dict does and replaces it, and
+        # building both made 30 news posts as slow to classify as 7,500.
+        if self._vocabulary is None and (table_coming or self._looked_up < len(self.terms) // 64):
+            return count_features(features, _SortedLookup(self.terms), n_known=len(self.terms))
+        return count_features(features, self.vocabulary)
 
     def restrict(self, matrix: CountMatrix) -> CountMatrix:
         """Documents counted over every term of ``self.counts`` (``count_features`` against
