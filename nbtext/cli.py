@@ -1018,9 +1018,9 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     of stdin is one document (for a model trained on mail, stdin is one message, or each
     message of an mbox). Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
     --proba adds each label's probability, --top-k the next best labels (a tab, newline or
-    backslash in a name is written \\t, \\n or \\\\). Answers stream: each is printed as soon
-    as its input has been read; going to a file or a pipe, they are counted on stderr when
-    that is a terminal. After them, stderr counts the documents that were empty, skipped,
+    backslash in a name is written \\t, \\n or \\\\). Answers stream: a line of stdin is answered
+    as soon as it has been read, files 256 at a time; going to a file or a pipe, they are
+    counted on stderr when that is a terminal. After them, stderr counts the documents that were empty, skipped,
     decoded with replacement, or without a word the model knows (-v names them).
 
     \b

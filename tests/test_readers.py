@@ -455,6 +455,31 @@ def test_unlabelled_inputs_keep_order(tmp_path):
     assert report.documents == 3
 
 
+def test_files_named_in_a_row_share_batches_in_order(tmp_path):
+    """`nbtext predict m inbox/*` names every file: those read the same way in a row are batched
+    together, as a folder's files are, not one batch each (1,000 posts of 20news took 2.4 s
+    against 0.8 s), still in the order given; a path that names nothing stops the run after the
+    answers of the files before it."""
+    tickets = sorted(str(path) for path in (TICKETS / "test").glob("*/*"))
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "1.txt").write_text("one")
+    (tmp_path / "box.mbox").write_text("From a@b.org  Thu Sep 26 11:11:54 2002\nSubject: one\n\nbody\n\n"
+                                       "From c@d.org  Thu Sep 26 11:12:54 2002\nSubject: two\n\nmore\n")
+    paths = [*tickets[:100], str(tmp_path / "folder"), str(tmp_path / "box.mbox"), *tickets[100:]]
+    report = ReadReport()
+    batches = list(iter_unlabelled(paths, report))
+    assert [(len(batch), from_stdin) for batch, from_stdin in batches] == [(101, False), (2, False), (20, False)]
+    sources = [d.source for batch, _ in batches for d in batch]
+    assert sources == [*tickets[:100], str(tmp_path / "folder" / "1.txt"), f"{tmp_path / 'box.mbox'}:1",
+                       f"{tmp_path / 'box.mbox'}:2", *tickets[100:]]
+    assert report.documents == 123 == len(tickets) + 3
+
+    batches = iter_unlabelled([*tickets[:3], str(tmp_path / "missing.txt"), tickets[3]], ReadReport())
+    assert [d.source for d in next(batches)[0]] == tickets[:3]
+    with pytest.raises(DataError, match="missing.txt: no such file or folder"):
+        next(batches)
+
+
 @pytest.mark.parametrize("name, expected", [
     ("20news-bydate", {"train": 11314, "test": 7532}),
     ("spamassassin-2003", {".": 3000}),
