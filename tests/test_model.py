@@ -14,6 +14,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import make_pipeline
 
+from nbtext.analysis import Analyzer
 from nbtext.errors import ModelError, UnsafeModelError
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
@@ -260,11 +261,17 @@ def test_short_documents_use_the_sorted_lookup_with_the_same_answer(model, test_
     np.testing.assert_array_equal(fresh.predict_log_proba(test_texts), model.predict_log_proba(test_texts))
 
 
-def test_a_stream_that_builds_the_word_table_does_not_build_the_dict_first(model, test_texts, tmp_path):
+@pytest.mark.parametrize("analyzer", [None, Analyzer(analyzer="char_wb", ngram_range=(2, 4))],
+                         ids=["default", "char_wb 2-4"])
+def test_a_stream_builds_the_word_table_where_it_would_build_the_dict(model, test_texts, tmp_path, analyzer):
     """Short documents one at a time, as predict takes files named on its command line: looked up
-    by binary search until the stream has read enough for the word table. The dict of every
-    term, which costs about as much, used to be built on the way (20news's default model, 1.2
-    million terms: half a second and 160 MB, so 100 posts took as long as 7,500)."""
+    by binary search until, where the dict of every term would pay, the word table is built
+    instead. Both used to be built (20news's default model, 1.2 million terms: the dict half a
+    second and 160 MB, so 100 posts took as long as 7,500); and a model of character n-grams,
+    with many more features a character, must not search term by term until it has read enough
+    characters for the table."""
+    if analyzer is not None:
+        model = train(LabelledCorpus([str(TICKETS / "train")]), analyzer=analyzer)
     model.save(tmp_path / "m.joblib")
     fresh = Model.load(tmp_path / "m.joblib")
     lines = [" ".join(text.split()[:4]) for text in test_texts[:20]]
@@ -273,6 +280,7 @@ def test_a_stream_that_builds_the_word_table_does_not_build_the_dict_first(model
         answers.append(fresh.predict_log_proba([line])[0])
         assert fresh._vocabulary is None, f"the dict was built by {line!r}"
     assert fresh._word_table is not None
+    assert fresh._looked_up < len(fresh.terms) // 64  # no binary search past the dict's mark
     np.testing.assert_array_equal(answers, model.predict_log_proba(lines))
     # The public lookup of analyzed features, which no table replaces, still builds the dict.
     fresh.vectorize_features([model.analyzer(text) for text in test_texts])
