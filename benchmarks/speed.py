@@ -2,7 +2,7 @@
 
     python benchmarks/speed.py [--runs 5] [--cold-runs 20]
                                [--default-model-only | --char-only | --hashed-only | --trigrams-only
-                                | --mail-only | --in-memory-only]
+                                | --mail-only | --in-memory-only | --few-only]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
@@ -18,13 +18,15 @@ features hashed into 2**20 buckets next to HashingVectorizer's. Word uni- to tri
 Prediction throughput on 20news-bydate/test in memory (median of --runs), as it is and with
 typographic quotes and dashes (every document non-ASCII), and on a --stream-mb stream of its
 documents on stdin (nbtext on all cores and with --jobs 1). Cold start of one short document in a fresh
-process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline.
+process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pipeline, and of
+1 to 1,000 posts given as files, the default model next to the nearest joblib'd pipeline.
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
 with --jobs on every core, and a spam filter trained on it as message files and as one mbox
 a class, the same two ways (--mail-only: those tables alone; --in-memory-only: the in-memory
-prediction table alone; --char-only, --hashed-only and --trigrams-only: those training rows
-alone). Medians and ratios; peak RSS of each process with its workers. Every measurement runs
-in its own process, with nbtext's bytecode written first, as installing it writes it.
+prediction table alone; --few-only: the table of a few posts alone; --char-only, --hashed-only
+and --trigrams-only: those training rows alone). Medians and ratios; peak RSS of each process
+with its workers. Every measurement runs in its own process, with nbtext's bytecode written
+first, as installing it writes it.
 """
 
 from __future__ import annotations
@@ -121,6 +123,17 @@ import sys, joblib
 pipe = joblib.load(sys.argv[1])
 print(pipe.predict([open(sys.argv[2]).read()])[0])
 """
+
+_SKLEARN_FEW = r"""
+import sys, joblib
+pipe = joblib.load(sys.argv[1])
+texts = [open(path, encoding="utf-8", errors="replace").read() for path in sys.argv[2:]]
+print("\n".join(f"{path}\t{label}" for path, label in zip(sys.argv[2:], pipe.predict(texts))))
+"""
+
+#: How many posts the few-posts table gives each command: from the cold start's one, past where
+#: prediction stops looking words up one by one (a sixteenth as many characters as terms).
+FEW = (1, 10, 30, 100, 300, 1000)
 
 def child(args: list[str], env: dict | None = None) -> tuple[str, float, float]:
     """Run a process; its stdout, wall seconds and peak RSS in MB."""
@@ -361,6 +374,29 @@ def in_memory_table(news: Path, ours: Path, theirs: Path, runs: int) -> None:
               f"| {sk_rate:,.0f} | {nb_rate / sk_rate:.1f}x |", flush=True)
 
 
+def few_table(news: Path, scratch: Path, runs: int) -> None:
+    """A few posts of 20news test, given as files, classified in a fresh process: nbtext's default
+    model next to the nearest pipeline, joblib'd (CountVectorizer(ngram_range=(1, 2)) given the
+    same tokens, ComplementNB alpha 0.2), both trained on 20news train (untimed), alternating."""
+    ours, theirs = scratch / "few.joblib", scratch / "few-sklearn.joblib"
+    child([sys.executable, "-m", "nbtext", "train", str(news / "train"), "-o", str(ours)])
+    child([sys.executable, "-c", _SKLEARN_TRAIN, "all-words", str(news / "train")], {"OUT": str(theirs)})
+    posts = sorted(map(str, (news / "test").glob("*/*")))
+    random.Random(0).shuffle(posts)
+    print(f"\n| posts of 20news test as files, fresh process (median of {runs}) | nbtext predict, default model "
+          "| joblib'd CountVectorizer(ngram_range=(1, 2))+ComplementNB | ratio |")
+    print("|---|---|---|---|")
+    for n in FEW:
+        commands = {"nbtext": ([sys.executable, "-m", "nbtext", "predict", str(ours), *posts[:n]], None),
+                    "sklearn": ([sys.executable, "-c", _SKLEARN_FEW, str(theirs), *posts[:n]], None)}
+        timings = alternating(commands, runs, peak_rss)
+        for tool, (_, _, out) in timings.items():
+            assert out.count("\n") == n, f"{tool} printed {out.count(chr(10))} lines for {n} posts"
+        nb_sec, sk_sec = timings["nbtext"][0], timings["sklearn"][0]
+        print(f"| {n:,} | {cell(timings['nbtext'])} | {cell(timings['sklearn'])} | {sk_sec / nb_sec:.1f}x |",
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -371,6 +407,8 @@ def main() -> None:
     parser.add_argument("--char-only", action="store_true", help="only the table of character n-grams")
     parser.add_argument("--hashed-only", action="store_true", help="only the row of hashed features")
     parser.add_argument("--trigrams-only", action="store_true", help="only the row of word uni- to trigrams")
+    parser.add_argument("--few-only", action="store_true",
+                        help="only the table of a few posts classified in a fresh process")
     parser.add_argument("--in-memory-only", action="store_true",
                         help="only the table of prediction in memory (the two models trained once, untimed)")
     args = parser.parse_args()
@@ -395,6 +433,9 @@ def main() -> None:
         return
     if args.trigrams_only:
         trigram_table(news, scratch, columns, args.runs)
+        return
+    if args.few_only:
+        few_table(news, scratch, args.runs)
         return
     if args.in_memory_only:
         ours, theirs = scratch / "ours.joblib", scratch / "theirs.joblib"
@@ -467,6 +508,7 @@ def main() -> None:
     timings = alternating({label: (command, None) for label, command in cold.items()}, args.cold_runs, peak_rss)
     for label, (seconds, rss, _) in timings.items():
         print(f"| {label} | {seconds:.3f} | {rss:.0f} MB |", flush=True)
+    few_table(news, scratch, args.runs)
     mail_table(enron, scratch, args.runs)
 
 

@@ -1020,8 +1020,9 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     --proba adds each label's probability, --top-k the next best labels (a tab, newline or
     backslash in a name is written \\t, \\n or \\\\). Answers stream: a line of stdin is answered
     as soon as it has been read, files 256 at a time; going to a file or a pipe, they are
-    counted on stderr when that is a terminal. After them, stderr counts the documents that were empty, skipped,
-    decoded with replacement, or without a word the model knows (-v names them).
+    counted on stderr when that is a terminal. After them, stderr counts the documents that
+    were empty, skipped, decoded with replacement, or without a word the model knows (-v
+    names them).
 
     \b
     Example:
