@@ -366,6 +366,9 @@ class Model:
                 f"{source}: made by nbtext {payload.get('nbtext_version')} in model format {version}; "
                 f"this nbtext {__version__} reads format {FORMAT_VERSION} or older: upgrade nbtext"
             )
+        if "statistic" not in (payload.get("kept") or {}):  # the first day's layouts, before it settled
+            raise ModelError(f"{source}: written by an early build of nbtext, in a layout this nbtext "
+                             f"{__version__} does not read: train the model again")
         try:
             kept = payload["kept"]
             return cls(

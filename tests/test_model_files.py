@@ -1,0 +1,88 @@
+"""Model files written by an earlier nbtext load and answer as they did then.
+
+tests/golden/models holds models written once, by nbtext 0.1.0, with what nbtext answered with
+them then (tests/golden/models/make.sh shows the commands): the default model, one with every
+weighing and pruning option, character n-grams and a calibration, a hashed Bernoulli model, and
+a spam filter. A user's nightly job keeps its model across upgrades; these tests fail when a
+change to the code would make such a file unreadable, or make it answer differently.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nbtext import __version__
+from nbtext.errors import EXIT_DATA_ERROR
+from nbtext.model import Model
+
+from .conftest import REPO, TICKETS, run
+
+MODELS = REPO / "tests" / "golden" / "models"
+
+
+def assert_same_lines(got: str, expected: str) -> None:
+    """The same lines field by field: text exactly, and each number to the six decimals printed
+    (within one unit of the last, which rounding on another platform may move)."""
+    got_lines, expected_lines = got.splitlines(), expected.splitlines()
+    assert len(got_lines) == len(expected_lines)
+    for number, (ours, theirs) in enumerate(zip(got_lines, expected_lines), 1):
+        ours_fields, their_fields = ours.split("\t"), theirs.split("\t")
+        assert len(ours_fields) == len(their_fields), f"line {number}: {ours!r} against {theirs!r}"
+        for field, expected_field in zip(ours_fields, their_fields):
+            try:
+                value = float(expected_field)
+            except ValueError:
+                assert field == expected_field, f"line {number}: {ours!r} against {theirs!r}"
+            else:
+                assert float(field) == pytest.approx(value, abs=1.01e-6), f"line {number}: {ours!r} against {theirs!r}"
+
+
+def ticket_lines() -> bytes:
+    """The test documents one after another, each of whose lines ``predict`` takes as a document."""
+    return b"".join(path.read_bytes() for path in sorted((TICKETS / "test").glob("*/*.txt")))
+
+
+def test_documents_read_for_the_golden_answers_are_the_test_folder_in_order():
+    """make.sh pipes ``cat corpora/support-tickets/test/*/*.txt``; the tests pipe the same bytes."""
+    assert len(ticket_lines().splitlines()) == len((MODELS / "default.predict.tsv").read_text().splitlines())
+
+
+@pytest.mark.parametrize("name", ["default", "weighted", "hashed", "filter"])
+def test_a_saved_model_predicts_as_it_did(name):
+    result = run(["predict", MODELS / f"{name}.joblib", "--proba", "--top-k", "3"], input=ticket_lines())
+    assert_same_lines(result.stdout, (MODELS / f"{name}.predict.tsv").read_text())
+
+
+@pytest.mark.parametrize("name", ["default", "weighted", "filter"])
+def test_a_saved_model_shows_the_same_top_words(name):
+    result = run(["inspect-top-words", MODELS / f"{name}.joblib", "-k", "5", "--format", "tsv"])
+    assert_same_lines(result.stdout, (MODELS / f"{name}.top-words.tsv").read_text())
+
+
+def test_a_saved_filter_gives_the_same_verdicts(monkeypatch):
+    monkeypatch.chdir(REPO)  # the golden lines name the messages from the top of the repository
+    result = run(["filter", MODELS / "filter.joblib", "corpora/support-tickets/test"])
+    assert_same_lines(result.stdout, (MODELS / "filter.filter.tsv").read_text())
+    assert {line.split("\t")[1] for line in result.stdout.splitlines()} == {"Spam", "Ham", "Unsure"}
+
+
+def test_saved_models_keep_their_settings():
+    """What each file says of itself, as ``Model.load`` gives it to a library user."""
+    weighted, hashed, spam = (Model.load(MODELS / f"{name}.joblib") for name in ("weighted", "hashed", "filter"))
+    assert (weighted.analyzer.char_ngrams, weighted.analyzer.tokens) == ((3, 3), "joined")
+    assert weighted.counts.doc_norm == "l2" and weighted.settings["idf"] and weighted.settings["min_df"] == 2
+    assert weighted.settings["calibration"]["temperature"] > 0
+    assert (hashed.analyzer.hash_features, hashed.settings["variant"]) == (4096, "bernoulli")
+    assert spam.settings["spam"]["label"] == "billing" and spam.summary["documents"] == 243
+
+
+@pytest.mark.parametrize("commit", ["d2cd9c0", "42b9dfc"])
+def test_a_model_of_the_first_days_layouts_is_refused_with_what_to_do(commit):
+    """first-day-COMMIT.joblib was written by nbtext at COMMIT on the project's first day, under
+    the same format number, before the layout settled (811d13b): d2cd9c0's counts had another
+    layout and it kept no pruning (``kept``); 42b9dfc's kept no sums of the kept terms
+    (``statistic``). They were called damaged (KeyError: 'kept', KeyError: 'statistic')."""
+    path = MODELS / f"first-day-{commit}.joblib"
+    result = run(["predict", path], input="refund\n", expect=EXIT_DATA_ERROR)
+    assert result.stderr == (f"Error: {path}: written by an early build of nbtext, in a layout this nbtext "
+                             f"{__version__} does not read: train the model again\n")
