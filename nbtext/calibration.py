@@ -8,7 +8,6 @@ fitted to minimise the log loss of out-of-fold predictions (Guo et al. 2017).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -114,7 +113,6 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
     from .training import _finish
     from .tuning import labelled_for_folds, out_of_fold
 
-    started = time.perf_counter()
     documents, labels, classes = labelled_for_folds(documents, folds, "--calibrate")
     counts, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm,
                                     settings=settings, folds=folds, seed=seed)
@@ -127,4 +125,4 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
         "log_loss": {"before": log_loss(log_proba, truth), "after": log_loss(calibrated, truth)},
         "ece": {"before": reliability(log_proba, truth)["ece"], "after": reliability(calibrated, truth)["ece"]},
     }
-    return _finish(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary), started)
+    return _finish(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary))

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -639,6 +640,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         raise click.UsageError(f"the ham cut-off ({ham_cutoff}) is above the spam cut-off ({spam_cutoff})")
     with _read_report_before_errors(corpus, options["verbose"]), \
          render.progress(corpus.total_bytes, "reading") as advance:
+        started = time.perf_counter()
         documents = corpus.read(progress=advance)
         if as_filter:
             documents = _held(documents, corpus, jobs)
@@ -665,9 +667,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                                    **weighting)
         else:
             model, held = _train_held_out(list(documents), test_split, seed, analyzer, weighting, settings, summary)
+        seconds = time.perf_counter() - started
     model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    render.train_summary(model, output)
+    render.train_summary(model, output, seconds)
     # A misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed.
     if base is not None and (added := [label for label in model.classes if label not in base.classes]):
         click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
@@ -744,10 +747,12 @@ def merge(models, output, min_df, max_df, max_features) -> None:
     settings = {name: value for name, value in
                 {"min_df": min_df, "max_df": max_df, "max_features": max_features}.items() if value is not None}
     _each_once(models, "its counts would be added twice")
+    started = time.perf_counter()
     loaded = [Model.load(path) for path in models]
     merged = merge_models(loaded, settings=settings)
+    seconds = time.perf_counter() - started
     merged.save(output)
-    render.train_summary(merged, output, verb="merged")
+    render.train_summary(merged, output, seconds, verb="merged")
     only_in: dict[tuple[str, ...], list[str]] = {}
     for label in merged.classes:  # a class folder named Spam/ in one part and spam/ in another, say
         holders = tuple(path for path, model in zip(models, loaded) if label in model.classes)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import itertools
 import os
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -144,7 +143,6 @@ def train_on_cluster(
 
     from .training import _finish
 
-    started = time.perf_counter()
     entries, mail = plan_training(corpus)
     shards = shard_entries(entries, shard_bytes)
     if not shards:
@@ -165,7 +163,7 @@ def train_on_cluster(
     assert total is not None  # there was a shard
     if len(total.classes) < 2:
         raise DataError(f"only one class ({total.classes[0]!r}) in the training data; need at least two")
-    return _finish(Model(analyzer, total, settings, summary), started)
+    return _finish(Model(analyzer, total, settings, summary))
 
 
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,

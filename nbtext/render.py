@@ -96,15 +96,15 @@ def progress(total: int | None, description: str, *, unit: str = "bytes",
         yield lambda n: bar.advance(task, n)
 
 
-def train_summary(model, output: str, file: IO[str] | None = None, *, verb: str = "trained") -> None:
-    """The short account printed after training (or merging, learning) ``model``."""
+def train_summary(model, output: str, seconds: float, file: IO[str] | None = None, *, verb: str = "trained") -> None:
+    """The short account printed after training (or merging) ``model``, which took ``seconds``."""
     file = file or sys.stderr
     summary, settings = model.summary, model.settings
     per_class = summary["documents_per_class"]
     labels = [tsv_field(label) for label in per_class]  # one line each, as the counts after reading show them
     width = max(map(len, labels))
     print(f"{verb} {settings['variant']} Naive Bayes on {summary['documents']:,} documents "
-          f"in {summary['seconds']:.1f}s -> {output}", file=file)
+          f"in {seconds:.1f}s -> {output}", file=file)
     for label, n in zip(labels, per_class.values()):
         print(f"  {label:<{width}}  {n:>8,}", file=file)
     single = sum(n == 1 for n in per_class.values())

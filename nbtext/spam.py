@@ -21,7 +21,6 @@ import codecs
 import contextlib
 import os
 import re
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -271,7 +270,6 @@ def train_filter(
     from .training import _finish
     from .tuning import labelled_for_folds, out_of_fold
 
-    started = time.perf_counter()
     settings = {**FILTER_SETTINGS, **(settings or {})}
     documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
     if label not in classes:
@@ -288,7 +286,7 @@ def train_filter(
     shares = {key: judged[key] for key in ("ham_false_positive_rate", "spam_recall", "unsure_share")}
     spam_filter = replace(spam_filter, measured={"folds": folds, "seed": seed, "fp_target": fp_target, **shares})
     model = Model(analyzer, total, {**settings, "spam": spam_filter.to_dict()}, summary)
-    return _finish(model, started)
+    return _finish(model)
 
 
 def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, analyzer: Analyzer,

@@ -7,7 +7,6 @@ and not with the corpus.
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -134,18 +133,18 @@ def train(
     {'ham': 2, 'spam': 2}
     """
     analyzer = analyzer or DEFAULT_ANALYZER
-    started = time.perf_counter()
     counts = count_all(documents, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
     if not counts.classes:
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    return _finish(Model(analyzer, counts, settings, summary), started)
+    return _finish(Model(analyzer, counts, settings, summary))
 
 
-def _finish(model: Model, started: float) -> Model:
+def _finish(model: Model) -> Model:
     """``model`` with its summary; a DataError where it has no term to go by, which would
-    classify every document by the class priors alone."""
+    classify every document by the class priors alone. The summary holds no time, so that the
+    same documents always give the same model bytes."""
     counts = model.counts
     documents = int(counts.class_docs.sum())
     if len(model.terms) == 0:
@@ -157,12 +156,11 @@ def _finish(model: Model, started: float) -> Model:
                             "lower --min-df or raise --max-df")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
-        **model.summary,
+        **{key: value for key, value in model.summary.items() if key != "seconds"},  # an older file's, updated
         "documents": documents,
         "documents_per_class": {c: int(n) for c, n in zip(counts.classes, counts.class_docs)},
         "vocabulary_size": len(model.terms),
         "terms_seen": len(counts.terms),
-        "seconds": round(time.perf_counter() - started, 3),
     }
     return model
 
@@ -175,7 +173,6 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     With ``remove`` the documents, added before, are taken out again exactly (see
     ``FrozenCounts.subtract``); a DataError where that would take every document of a class.
     """
-    started = time.perf_counter()
     change = count_all(documents, model.analyzer, tf=model.counts.tf, doc_norm=model.counts.doc_norm, jobs=jobs)
     if not change.classes:  # a wrong folder in a nightly job must not pass as an update
         raise DataError(f"no documents to {'remove' if remove else 'add'}; the model is unchanged")
@@ -185,7 +182,7 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
         named = ", ".join(map(repr, emptied))
         raise DataError(f"unlearning these would leave no documents in {'class' if len(emptied) == 1 else 'classes'}"
                         f" {named}; the model is unchanged")
-    return _rebuild(model, counts, settings, started)
+    return _rebuild(model, counts, settings)
 
 
 def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Model:
@@ -194,7 +191,6 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     Counts are added, then pruned with the first model's settings (or ``settings``), so the
     vocabulary is the same however the data were split.
     """
-    started = time.perf_counter()
     first, *rest = models
     counts = first.counts
     for other in rest:
@@ -204,9 +200,9 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
                                for key in sorted(mine.keys() | theirs.keys()) if mine.get(key) != theirs.get(key))
             raise DataError(f"cannot merge models whose analyzers differ: {differ}")
         counts = counts.merge(other.counts)
-    return _rebuild(first, counts, settings, started)
+    return _rebuild(first, counts, settings)
 
 
-def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None, started: float) -> Model:
+def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None) -> Model:
     merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, dict(model.summary))
-    return _finish(merged, started)
+    return _finish(merged)

@@ -1,4 +1,5 @@
-"""Model files written by an earlier nbtext load and answer as they did then.
+"""Model files: the same documents give the same bytes, and files written by an earlier nbtext
+load and answer as they did then.
 
 tests/golden/models holds models written once, by nbtext 0.1.0, with what nbtext answered with
 them then (tests/golden/models/make.sh shows the commands): the default model, one with every
@@ -9,6 +10,8 @@ change to the code would make such a file unreadable, or make it answer differen
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from nbtext import __version__
@@ -18,6 +21,25 @@ from nbtext.model import Model
 from .conftest import REPO, TICKETS, run
 
 MODELS = REPO / "tests" / "golden" / "models"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("options", [[], ["--calibrate"], ["--spam-label", "spam"], ["--tokens", "joined",
+                                     "--char-ngrams", "2,4", "--idf", "--doc-norm", "l2"]],
+                         ids=["default", "calibrated", "filter", "char-ngrams"])
+def test_the_same_documents_give_the_same_file(sms, tmp_path, options):
+    """Trained twice on the same SMS messages, the files are the same bytes, so a nightly
+    retrain can be checked with cmp or a checksum: counted in one process and in two, and with
+    a seeded calibration or filter. The time training took is printed, not stored (it was)."""
+    files = []
+    for jobs in ("1", "2"):
+        path = tmp_path / f"jobs{jobs}.joblib"
+        result = run(["train", sms / "train.tsv", "-o", path, "--jobs", jobs, *options])
+        assert re.search(rf" in \d+\.\ds -> {re.escape(str(path))}$", result.stderr, re.MULTILINE)
+        files.append(path.read_bytes())
+    assert files[0] == files[1]
+    model = Model.load(tmp_path / "jobs1.joblib")
+    assert "seconds" not in model.summary and model.summary["documents"] == 1672
 
 
 def assert_same_lines(got: str, expected: str) -> None:
@@ -86,3 +108,15 @@ def test_a_model_of_the_first_days_layouts_is_refused_with_what_to_do(commit):
     result = run(["predict", path], input="refund\n", expect=EXIT_DATA_ERROR)
     assert result.stderr == (f"Error: {path}: written by an early build of nbtext, in a layout this nbtext "
                              f"{__version__} does not read: train the model again\n")
+
+
+def test_a_saved_model_updated_or_merged_keeps_no_stored_time(tmp_path):
+    """The saved models, like every file written before the time was left out, store the time
+    their training took; updated or merged, the new file keeps none (it would be the old run's)."""
+    assert "seconds" in Model.load(MODELS / "default.joblib").summary
+    run(["train", TICKETS / "test", "--update", MODELS / "default.joblib", "-o", tmp_path / "updated.joblib"])
+    run(["train", TICKETS / "test", "-o", tmp_path / "test.joblib"])
+    run(["merge", MODELS / "default.joblib", tmp_path / "test.joblib", "-o", tmp_path / "merged.joblib"])
+    for name in ("updated", "merged"):
+        summary = Model.load(tmp_path / f"{name}.joblib").summary
+        assert "seconds" not in summary and summary["documents"] == 243 + 120, name
