@@ -90,11 +90,11 @@ ARRAY_ALIGNMENT = 16
 class _ArrayWrapper:
     """Pickled in place of an array, as joblib's wrapper (see _Writer.save_global)."""
 
-    def __init__(self, array: np.ndarray) -> None:
+    def __init__(self, array: np.ndarray, dtype: np.dtype) -> None:
         # joblib's fields in joblib's order, which is the order the pickle holds them in.
         self.subclass, self.shape = np.ndarray, array.shape
         self.order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
-        self.dtype = array.dtype
+        self.dtype = dtype
         self.allow_mmap = True  # arrays of objects, which joblib would not map, are refused
         self.numpy_array_alignment_bytes = ARRAY_ALIGNMENT
 
@@ -107,13 +107,17 @@ class _Writer(pickle._Pickler):
     def __init__(self, handle) -> None:
         super().__init__(handle, protocol=pickle.DEFAULT_PROTOCOL)
         self.handle = handle
+        # The first of each set of equal dtypes. The pickle writes an object it has written before
+        # as a reference to it, and arrays made here share numpy's one float64, where arrays sent
+        # from a Dask worker each bring their own: the same model would be other bytes.
+        self.dtypes: dict[np.dtype, np.dtype] = {}
 
     def save(self, obj: Any, save_persistent_id: bool = True) -> None:
         if type(obj) is not np.ndarray:
             return super().save(obj, save_persistent_id)
         if obj.dtype.hasobject:
             raise TypeError("a model file holds no arrays of Python objects")
-        wrapper = _ArrayWrapper(obj)
+        wrapper = _ArrayWrapper(obj, self.dtypes.setdefault(obj.dtype, obj.dtype))
         super().save(wrapper)
         self.framer.commit_frame(force=True)  # the wrapper before the raw bytes that follow it
         padding = ARRAY_ALIGNMENT - (self.handle.tell() + 1) % ARRAY_ALIGNMENT
