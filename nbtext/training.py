@@ -156,7 +156,7 @@ def _finish(model: Model) -> Model:
                             "lower --min-df or raise --max-df")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
-        **{key: value for key, value in model.summary.items() if key != "seconds"},  # an older file's, updated
+        **{key: value for key, value in model.summary.items() if key != "seconds"},  # an older file's, now stale
         "documents": documents,
         "documents_per_class": {c: int(n) for c, n in zip(counts.classes, counts.class_docs)},
         "vocabulary_size": len(model.terms),
