@@ -156,7 +156,7 @@ def _finish(model: Model) -> Model:
                             "lower --min-df or raise --max-df")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
-        **{key: value for key, value in model.summary.items() if key != "seconds"},  # an older file's, now stale
+        **model.summary,
         "documents": documents,
         "documents_per_class": {c: int(n) for c, n in zip(counts.classes, counts.class_docs)},
         "vocabulary_size": len(model.terms),
@@ -204,5 +204,7 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
 
 
 def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None) -> Model:
-    merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, dict(model.summary))
+    # The training time an older file stored would be stale: files store none now.
+    summary = {key: value for key, value in model.summary.items() if key != "seconds"}
+    merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, summary)
     return _finish(merged)
