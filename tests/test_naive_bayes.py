@@ -48,6 +48,23 @@ def test_bernoulli_textbook_example():
     assert nb.predict(d5).tolist() == ["japan"]
 
 
+def test_multinomial_textbook_contributions():
+    """The same book's example 13.1 (multinomial model), by hand: what each word of d5 adds to
+    china's score over japan's is its count times log P(w|china) / P(w|japan)."""
+    X = [[2, 1, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 0, 0, 1, 1]]
+    nb = MultinomialNB().fit(X, ["china", "china", "china", "japan"])
+    d5 = [[3, 0, 0, 0, 1, 1]]  # Chinese Chinese Chinese Tokyo Japan
+    # P(Chinese|china) = 6/14, P(Tokyo|china) = P(Japan|china) = 1/14; each 2/9 given japan
+    by_hand = [3 * math.log((6 / 14) / (2 / 9)), math.log((1 / 14) / (2 / 9)), math.log((1 / 14) / (2 / 9))]
+    china_over_japan = nb.contributions(d5, [0], [1])
+    assert china_over_japan.indices.tolist() == [0, 4, 5]
+    np.testing.assert_allclose(china_over_japan.data, by_hand)
+    # with the priors' log-odds, log(3/4) - log(1/4), they are the log-odds of the answer
+    log_odds = math.log(3) + sum(by_hand)
+    assert math.isclose(log_odds, math.log(nb.predict_proba(d5)[0, 0] / nb.predict_proba(d5)[0, 1]))
+    assert nb.predict(d5).tolist() == ["china"]  # the book's 0.0003 against 0.0001
+
+
 @pytest.fixture(scope="module")
 def sms_counts():
     """Counts and labels of the real SMS spam corpus (first 30% train, the rest test)."""
@@ -110,6 +127,43 @@ def test_probabilities_sum_to_one(data, variant):
     proba = ours(**extra).fit(X, y).predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert (proba >= 0).all()
+
+
+@pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
+def test_contributions_add_up_to_scikit_learns_log_odds_on_a_real_corpus(sms_counts, ours, theirs, extra):
+    """Each test message's contributions, summed, are the oracle's log-odds of ham against
+    spam less those of a message with no words (the priors, and Bernoulli NB's absent words)."""
+    X, y, X_test = sms_counts
+    mine = ours(**extra).fit(X, y)
+    oracle = theirs(**extra).fit(X, y)
+    n = X_test.shape[0]
+    ham_over_spam = mine.contributions(X_test, np.zeros(n), np.ones(n))
+    summed = np.add.reduceat(np.append(ham_over_spam.data, 0), ham_over_spam.indptr[:-1])
+    summed[np.diff(ham_over_spam.indptr) == 0] = 0
+    jll, empty = oracle.predict_joint_log_proba(X_test), oracle.predict_joint_log_proba(np.zeros((1, X.shape[1])))
+    np.testing.assert_allclose(summed, (jll[:, 0] - jll[:, 1]) - (empty[0, 0] - empty[0, 1]), rtol=0, atol=1e-9)
+    assert list(mine.classes_) == ["ham", "spam"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=count_matrices, variant=st.sampled_from(range(len(VARIANTS))), seed=st.integers(0, 2**32 - 1))
+def test_contributions_and_bias_are_the_log_odds(data, variant, seed):
+    """For any classes weighed towards and against, a document's contributions and the two
+    biases give the log-odds of its answer; swapped, they change sign; a class against itself
+    gains nothing."""
+    X, y = data
+    ours, _, extra = VARIANTS[variant]
+    core = ours(**extra).fit(X, y)
+    rng = np.random.default_rng(seed)
+    towards, against = rng.integers(0, len(core.classes_), size=(2, len(X)))
+    weighed = core.contributions(X, towards, against)
+    summed = np.array([weighed.data[a:b].sum() for a, b in zip(weighed.indptr, weighed.indptr[1:])])
+    log_proba, bias = core.predict_log_proba(X), core._jll_bias()
+    rows = np.arange(len(X))
+    expected = log_proba[rows, towards] - log_proba[rows, against] - (bias[towards] - bias[against])
+    np.testing.assert_allclose(summed, expected, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(core.contributions(X, against, towards).data, -weighed.data)
+    assert not core.contributions(X, towards, towards).data.any()
 
 
 @pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
@@ -178,6 +232,8 @@ def test_errors_say_what_is_wrong():
         MultinomialNB().fit([[1], [2]], "ab")
     with pytest.raises(ValueError, match="X has 3 features, but MultinomialNB was fitted with 2"):
         MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]).predict([[1, 2, 3]])
+    with pytest.raises(ValueError, match="need one class to weigh towards and one against for each of the 2 rows"):
+        MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]).contributions([[1, 0], [0, 1]], [0], [1])
     with pytest.raises(ValueError, match="classes must be given"):
         MultinomialNB().partial_fit([[1, 0]], ["a"])
     with pytest.raises(ValueError, match=r"labels \['z'\] are not in classes"):
