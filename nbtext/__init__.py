@@ -27,6 +27,7 @@ _API = {
     "BernoulliNB": "naive_bayes",
     "ComplementNB": "naive_bayes",
     "Model": "model",
+    "Explanation": "model",
     "Document": "readers",
     "LabelledCorpus": "readers",
     "train": "training",

@@ -109,9 +109,27 @@ class Analyzer:
         features = self._features(text)
         if self.hash_features is None:
             return features
+        return self._buckets(features)
+
+    def _buckets(self, features: list[str]) -> list[str]:
         # All C-level: CRC-32 of the UTF-8 bytes, modulo the bucket count, formatted.
         buckets = map(operator.mod, map(zlib.crc32, map(_UTF8, features)), itertools.repeat(self.hash_features))
         return list(map("#%d".__mod__, buckets))
+
+    def bucket_members(self, text: str) -> dict[str, list[str]]:
+        """For a hashing analyzer, the features of ``text`` that fall in each of its buckets,
+        each once, in text order: what a bucket stands for in this text.
+
+        >>> Analyzer(hash_features=1024).bucket_members("The cat sat, the CAT ran!")
+        {'#486': ['the'], '#936': ['cat'], '#216': ['sat'], '#917': ['ran']}
+        """
+        if self.hash_features is None:
+            raise ValueError("the analyzer hashes no features into buckets")
+        members: dict[str, list[str]] = {}
+        features = list(dict.fromkeys(self._features(text)))
+        for feature, bucket in zip(features, self._buckets(features)):
+            members.setdefault(bucket, []).append(feature)
+        return members
 
     def _features(self, text: str) -> list[str]:
         if not isinstance(text, str):

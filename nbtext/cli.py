@@ -999,6 +999,9 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
               "filter, the calibrated score nbtext filter gives).")
 @click.option("--top-k", type=click.IntRange(min=1), default=1, show_default=True,
               help="Print the K most probable labels, best first.")
+@click.option("--explain", type=click.IntRange(min=1), metavar="N",
+              help="Also print the runner-up label and the N words of each document that most raise "
+                   "its label over the runner-up, each with by how much (natural log-odds).")
 @format_option("tsv", "jsonl")
 @click.option("--encoding", default="utf-8", show_default=True, help="Encoding of the documents.")
 @click.option("--input-format", type=click.Choice(["folder", "csv", *MAIL_FORMATS]),
@@ -1015,7 +1018,7 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
               help="Score in N processes, for batch jobs: answers still come in input order, but in blocks "
                    "of about 1,000 documents, so a line that trickles in on stdin waits for its block. With 1, "
                    "a large batch is still scored on every core, by threads.")
-def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbose, text_column, id_column,
+def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_format, verbose, text_column, id_column,
             dask_address, jobs) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
@@ -1027,12 +1030,14 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
     as soon as it has been read, files 256 at a time; going to a file or a pipe, they are
     counted on stderr when that is a terminal. After them, stderr counts the documents that
     were empty, skipped, decoded with replacement, or without a word the model knows (-v
-    names them).
+    names them). --explain N ends each line with the runner-up label and the N words that
+    most raise the label over it: WORD<TAB>WEIGHT pairs, weightiest first.
 
     \b
     Example:
       nbtext predict tickets.joblib inbox/
       cat messages.txt | nbtext predict tickets.joblib --proba --top-k 2
+      echo "my parcel never arrived" | nbtext predict tickets.joblib --explain 3
       nbtext predict news.joblib /shared/crawl/ --jobs 8 > labels.tsv
       nbtext predict news.joblib /shared/crawl/ --dask tcp://scheduler:8786 > labels.tsv
     """
@@ -1055,7 +1060,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
 
         if columns is not None:
             raise click.UsageError("--dask scores document files and folders, not table columns")
-        format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, fmt=fmt)
+        format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, explain=explain, fmt=fmt)
         with connect(dask_address) as client:
             _write_answers(predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
                                               encoding=encoding, format_batch=format_batch), "documents", report)
@@ -1069,7 +1074,7 @@ def predict(model_path, paths, proba, top_k, fmt, encoding, input_format, verbos
         unparsed = jobs > 1 and input_format in MAIL_FORMATS and columns is None
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
                                   headers=model.analyzer.headers, columns=columns, unparsed_mail=unparsed)
-        format_batch = functools.partial(_format_batch, k=k, proba=proba, fmt=fmt)
+        format_batch = functools.partial(_format_batch, k=k, proba=proba, explain=explain, fmt=fmt)
         if jobs > 1:
             from .parallel import map_in_processes
 
@@ -1153,7 +1158,8 @@ def _blocks(batches: Iterable[tuple[Any, bool]], size: int) -> Iterator[tuple[An
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str) -> tuple[str, ReadReport]:
+def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: str,
+                  explain: int | None = None) -> tuple[str, ReadReport]:
     """predict's output lines for one batch of documents (or a MailBatch, parsed here), and
     what was seen: the documents in which the model knows no word, and what was parsed."""
     import numpy as np
@@ -1167,8 +1173,9 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
     classes = model.classes if fmt == "jsonl" else [tsv_field(label) for label in model.classes]
     log_proba = model.predict_log_proba([doc.text for doc in batch])
     best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
+    why = model.explain([doc.text for doc in batch], explain, log_proba=log_proba) if explain else None
     lines = []
-    for doc, row, order in zip(batch, log_proba, best):
+    for d, (doc, row, order) in enumerate(zip(batch, log_proba, best)):
         top = [(classes[i], float(np.exp(row[i]))) for i in order]
         if fmt == "jsonl":
             record: dict[str, Any] = {"line": int(doc.source.rsplit(":", 1)[1])} if from_stdin else {"path": doc.source}
@@ -1179,6 +1186,9 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
                 record["proba"] = top[0][1]
             if k > 1:
                 record["top"] = [{"label": c, "proba": p} if proba else {"label": c} for c, p in top]
+            if why:
+                record["against"] = why[d].against
+                record["explain"] = [{"term": term, "weight": weight} for term, weight in why[d].terms]
             line = json.dumps(record, ensure_ascii=False)
             if not line.isascii() and _SURROGATE.search(line):  # a name not valid UTF-8: JSON escapes it
                 line = json.dumps(record)
@@ -1187,6 +1197,8 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
             fields = [] if from_stdin else [tsv_field(_identity(doc))]
             for label, p in top:
                 fields += [label, f"{p:.6f}"] if proba else [label]
+            if why:
+                fields += [tsv_field(why[d].against), *_explained_fields(why[d])]
             lines.append("\t".join(fields))
     seen.no_known_word = without_known_words(batch, model.scored_as_empty(log_proba))
     return "\n".join(lines) + "\n", seen
@@ -1247,12 +1259,16 @@ def _filter_error(error: click.ClickException) -> click.ClickException:
               help="One message: exit 0 whatever the verdict (errors still exit 3), as procmail 'fw' "
                    "recipes with --passthrough and shell scripts under 'set -e' need.")
 @click.option("-q", "--quiet", is_flag=True, help="One message: print nothing; the exit status is the verdict.")
+@click.option("--explain", type=click.IntRange(min=1), metavar="N",
+              help="Add to each line the N words of the message that most raise its score (a score of 0.5 or "
+                   "more) or lower it (below 0.5), each with by how much (natural log-odds).")
 @cutoff_options
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Many messages: read and score them in N processes, for nightly batch jobs; the lines "
                    "still come in order, in blocks of about 1,000 messages.")
-def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_cutoff, verbose, jobs) -> None:
+def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cutoff, ham_cutoff, verbose,
+            jobs) -> None:
     """Classify mail as Spam, Ham or Unsure with a filter MODEL, as bogofilter does.
 
     One message (a file, or stdin): exit status 0 spam, 1 ham, 2 unsure, 3 error, so
@@ -1273,6 +1289,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
       nbtext filter --passthrough --exit-zero filter.joblib < message.eml
       nbtext filter filter.joblib ~/Maildir | awk -F'\\t' '$2 == "Spam"'
       nbtext filter filter.joblib archive.mbox --jobs 4 > verdicts.tsv
+      nbtext filter filter.joblib missed.eml --explain 10
     """
     import numpy as np
 
@@ -1296,6 +1313,9 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             with open(source, "rb") as handle:
                 raw = handle.read()
     try:
+        if explain and (passthrough or quiet):  # in here, so that a message passed through is not lost
+            raise click.UsageError(f"--explain adds words to the verdict line, which "
+                                   f"--{'passthrough' if passthrough else 'quiet'} does not print")
         if source == "-" and raw is not None and holds_mbox_messages(raw):  # before the model is loaded for nothing
             # one verdict, one exit status, for many messages would be no message's verdict
             raise DataError("stdin holds several mbox messages, and the filter gives stdin one verdict: give the "
@@ -1323,7 +1343,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
             sys.stdout.buffer.flush()
         elif not quiet:
             fields = [] if source == "-" else [tsv_field(source)]
-            click.echo("\t".join([*fields, VERDICTS[verdict], f"{score:.6f}"]))
+            words = _explained_fields(model.explain([doc.text], explain)[0]) if explain else []
+            click.echo("\t".join([*fields, VERDICTS[verdict], f"{score:.6f}", *words]))
         ctx = click.get_current_context()
         ctx.exit(0 if exit_zero else verdict)
     if passthrough:
@@ -1334,9 +1355,11 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, spam_cutoff, ham_
         from .parallel import map_in_processes
 
         load = functools.partial(_filter_of, os.path.abspath(model_path), spam_cutoff, ham_cutoff)
-        answers = map_in_processes(_filter_batch, load, _blocks(batches, _BLOCK_DOCUMENTS), jobs)
+        answers = map_in_processes(functools.partial(_filter_batch, explain=explain), load,
+                                   _blocks(batches, _BLOCK_DOCUMENTS), jobs)
     else:
-        answers = (_filter_batch((model, spam_filter), batch, from_stdin) for batch, from_stdin in batches)
+        answers = (_filter_batch((model, spam_filter), batch, from_stdin, explain=explain)
+                   for batch, from_stdin in batches)
     with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
         _write_answers(answers, "messages", report)
     empty = ""
@@ -1353,9 +1376,10 @@ def _filter_of(path: str, spam_cutoff: float | None, ham_cutoff: float | None):
     return model, SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
 
 
-def _filter_batch(state, batch, from_stdin: bool) -> tuple[str, ReadReport]:
+def _filter_batch(state, batch, from_stdin: bool, explain: int | None = None) -> tuple[str, ReadReport]:
     """filter's lines for one batch of messages (or a MailBatch, parsed here), IDENTITY<TAB>VERDICT
-    <TAB>SCORE, and what was seen: the messages in which the model knows no word, what was parsed."""
+    <TAB>SCORE (and the words that explain it), and what was seen: the messages in which the
+    model knows no word, what was parsed."""
     from .readers.report import without_known_words
     from .render import tsv_field
     from .spam import VERDICTS
@@ -1367,8 +1391,17 @@ def _filter_batch(state, batch, from_stdin: bool) -> tuple[str, ReadReport]:
     log_proba = model.predict_log_proba([doc.text for doc in batch])
     scores = spam_filter.scores_of(log_proba, model.classes)
     seen.no_known_word = without_known_words(batch, model.scored_as_empty(log_proba))
-    return "".join(f"{tsv_field(_identity(doc))}\t{VERDICTS[v]}\t{s:.6f}\n"
-                   for doc, v, s in zip(batch, spam_filter.verdicts(scores), scores)), seen
+    why = model.explain([doc.text for doc in batch], explain, log_proba=log_proba) if explain else None
+    return "".join("\t".join([tsv_field(_identity(doc)), VERDICTS[v], f"{s:.6f}",
+                              *(_explained_fields(why[d]) if why else [])]) + "\n"
+                   for d, (doc, v, s) in enumerate(zip(batch, spam_filter.verdicts(scores), scores))), seen
+
+
+def _explained_fields(explanation) -> list[str]:
+    """An explanation's words and weights as TSV fields: WORD, WEIGHT, WORD, WEIGHT..."""
+    from .render import tsv_field
+
+    return [field for term, weight in explanation.terms for field in (tsv_field(term), f"{weight:.6f}")]
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

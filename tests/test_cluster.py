@@ -77,9 +77,11 @@ def test_20news_trained_on_the_cluster_equals_local_training(cluster, tmp_path):
     assert_same_counts(local_file["counts"], cluster_file["counts"])
     assert (tmp_path / "local.joblib").read_bytes() == (tmp_path / "cluster.joblib").read_bytes()
     test = corpus_path("20news-bydate") / "test"
-    local = run(["predict", tmp_path / "local.joblib", test, "--proba"]).stdout.splitlines()
-    remote = run(["predict", tmp_path / "cluster.joblib", test, "--proba", "--dask", cluster.address]).stdout.splitlines()
+    local = run(["predict", tmp_path / "local.joblib", test, "--proba", "--explain", "3"]).stdout.splitlines()
+    remote = run(["predict", tmp_path / "cluster.joblib", test, "--proba", "--explain", "3",
+                  "--dask", cluster.address]).stdout.splitlines()
     assert len(local) == 7532 and remote == local
+    assert sum(len(line.split("\t")) == 3 + 1 + 2 * 3 for line in local) == 7532  # each with 3 words and weights
 
 
 def test_one_shard_trained_on_the_cluster_is_the_local_file_byte_for_byte(cluster, tmp_path):

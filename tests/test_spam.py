@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 
 import joblib
 import numpy as np
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from nbtext.cli import cli
+from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
 from nbtext.spam import (
@@ -83,7 +85,6 @@ def test_a_filter_reads_its_mail_in_processes_as_one_process_does(tmp_path, spam
     folder's files are now read and parsed by the workers, an mbox's or maildir's messages
     parsed there, and the model, its cut-offs, the recall measured and the account of what
     was read (-v) are one process's, on all of SpamAssassin."""
-    from nbtext.model import Model
 
     data = corpus_path("spamassassin-2003") if layout == "email" else spamassassin_boxes / layout
     outputs, models = {}, {}
@@ -124,7 +125,6 @@ def test_a_filters_closed_pipe_ends_quietly(filter_model, mail_root, jobs):
 def test_a_filter_takes_the_filter_defaults_unless_told_otherwise(filter_model, mail_root, tmp_path):
     """Mail with a spam class trains with the transforms measured best for filtering; options
     the user typed win over them."""
-    from nbtext.model import Model
 
     model = Model.load(filter_model)
     assert (model.counts.tf, model.counts.doc_norm) == ("log", "l2")
@@ -156,7 +156,6 @@ def test_the_accuracy_benchmark_trains_mail_as_nbtext_train_does(filter_model, m
     email` writes for mail with a spam class: the same header tokens, counts and settings,
     the filter's calibration among them."""
     from benchmarks.accuracy import default_model, read_documents
-    from nbtext.model import Model
 
     root, _ = mail_root
     ours, theirs = default_model(read_documents(root / "train", "email"), mail=True), Model.load(filter_model)
@@ -415,6 +414,38 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
     by_file = run(["filter", filter_model, folder]).stdout.splitlines()
     assert [line.split("\t")[1] for line in by_file] == verdicts
     assert by_file[0].startswith(f"{folder / '00'}\\tsaved\t")  # escaped: the verdict stays the second field
+
+
+def test_explain_adds_the_words_behind_each_verdict(filter_model, mail_root, tmp_path):
+    """Real held-out mail, one message and a folder of them, in one process or two: the same
+    verdicts and scores, then the words of each message that push its score to its side of
+    0.5, with their weights, weightiest first; the words behind spam are spam's own words."""
+    _, held = mail_root
+    messages = held["spam"][:20] + held["ham"][:20]
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for i, path in enumerate(messages):
+        shutil.copy(path, folder / f"{i:02d}")
+    plain = run(["filter", filter_model, folder]).stdout.splitlines()
+    explained = run(["filter", filter_model, folder, "--explain", "5"]).stdout
+    assert run(["filter", filter_model, folder, "--explain", "5", "--jobs", "2"]).stdout == explained
+    rows = [line.split("\t") for line in explained.splitlines()]
+    assert [row[:3] for row in rows] == [line.split("\t") for line in plain]
+    analyzer = Model.load(filter_model).analyzer
+    for row, path in zip(rows, messages):
+        words, weights = row[3::2], [float(weight) for weight in row[4::2]]
+        assert len(words) == 5 and weights == sorted(weights, reverse=True) and weights[0] > 0
+        assert set(words) <= set(analyzer(message_text(path.read_bytes(), analyzer.headers).text))
+    # The first spam is an offer; most ham is from the exmh users' list, as the words show.
+    assert rows[0][1] == "Spam" and rows[0][3::2] == [
+        "free bonus", "credit cards", "x_mailer_egroups", "x_mailer_egroups x_mailer_message", "from future"]
+    assert Counter(row[3] for row in rows if row[1] == "Ham").most_common(1) == [("exmh", 16)]
+    one = run(["filter", filter_model, folder / "00", "--explain", "5"], expect=0).stdout
+    assert one == explained.splitlines(keepends=True)[0]
+    for refused in ("--passthrough", "--quiet"):
+        result = run(["filter", filter_model, refused, "--explain", "5"], input=messages[0].read_bytes(), expect=3)
+        assert "--explain adds words to the verdict line" in result.stderr
+    assert result.stdout == ""
 
 
 def _nested(raw: bytes, depth: int) -> bytes:
