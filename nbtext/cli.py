@@ -251,26 +251,26 @@ def _each_once(paths: Iterable[str], why: str) -> None:
         seen[key] = path
 
 
-def _not_over_the_data(output: str, data: Iterable[str]) -> None:
-    """A usage error where the model file to write is one of the DATA files, or a document in
-    a DATA folder (below its class folders): `nbtext train data.tsv -o data.tsv` replaced the
-    training data with the model, without a word. A new file there would be read as a
-    document of its class the next time."""
+def _not_over_the_data(output: str, data: Iterable[str], option: str = "-o", what: str = "the model") -> None:
+    """A usage error where the file to write (``what``, given as ``option``) is one of the DATA
+    files, or a document in a DATA folder (below its class folders): `nbtext train data.tsv -o
+    data.tsv` replaced the training data with the model, without a word. A new file there
+    would be read as a document of its class the next time."""
     exists = os.path.exists(output)
     written = os.path.realpath(output)  # a new file too: its folders are resolved, its name kept
     for path in data:
         if path == "-" or not os.path.exists(path):
             continue
         if exists and os.path.samefile(path, output):
-            raise click.UsageError(f"-o {output} is DATA {path}: the model would be written over it")
+            raise click.UsageError(f"{option} {output} is DATA {path}: {what} would be written over it")
         if os.path.isdir(path):
             inside = os.path.relpath(written, os.path.realpath(path))
             if not inside.startswith(os.pardir + os.sep) and os.sep in inside:
                 raise click.UsageError(
-                    f"-o {output} is a document of DATA {path}: the model would be written over it; write the model "
-                    "outside the data" if exists else
-                    f"-o {output} is inside class folder {inside.split(os.sep)[0]} of DATA {path}: the next run "
-                    "would read the model as one of its documents; write the model outside the data")
+                    f"{option} {output} is a document of DATA {path}: {what} would be written over it; write "
+                    f"{what} outside the data" if exists else
+                    f"{option} {output} is inside class folder {inside.split(os.sep)[0]} of DATA {path}: the next "
+                    f"run would read {what} as one of its documents; write {what} outside the data")
 
 
 def _absolute(paths: tuple[str, ...]) -> list[str]:
@@ -304,6 +304,20 @@ class FiniteRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{number} is not a finite number.", param, ctx)  # as click ends its range errors
         return number
+
+
+class ErrorsPath(click.Path):
+    """A file for eval to list its errors in, checked when the command starts."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = os.fsdecode(super().convert(value, param, ctx))
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            self.fail(f"folder {folder} does not exist", param, ctx)
+        return path
 
 
 class OutputPath(click.Path):
@@ -798,11 +812,17 @@ def _note_kept_measurements(model, source: str, data: str) -> None:
 @click.option("--cv", type=click.IntRange(min=2), metavar="K",
               help="No model: cross-validate the training options below on DATA, stratified K-fold.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --cv folds.")
+@click.option("--errors", "errors_path", type=ErrorsPath(), metavar="FILE",
+              help="Also write the documents MODEL labels wrongly to FILE, one a line in input order: "
+                   "NAME<TAB>TRUE<TAB>PREDICTED<TAB>P(PREDICTED)<TAB>P(TRUE).")
+@click.option("--explain", type=click.IntRange(min=1), metavar="N",
+              help="With --errors: end each line with the N words that most raise the wrong label over the "
+                   "true one, each with by how much (natural log-odds), as predict --explain does.")
 @cutoff_options
 @nb_options
 @analyzer_options
 @input_options
-def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
+def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
     filter train makes of it, calibration and all).
@@ -822,6 +842,7 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
       nbtext eval tickets.joblib corpora/support-tickets/test --format json | jq .accuracy
       nbtext eval --cv 5 --variant complement corpora/support-tickets/train
       nbtext eval filter.joblib held-out-mail/ --spam-cutoff 0.95    # ham lost, spam caught
+      nbtext eval tickets.joblib corpora/support-tickets/test --errors wrong.tsv
     """
     from . import render
     from .model import Model
@@ -829,6 +850,8 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
     if cv is not None:
         if spam_cutoff is not None or ham_cutoff is not None:
             raise click.UsageError("--spam-cutoff and --ham-cutoff are for a spam filter MODEL, not for --cv K")
+        if errors_path is not None:
+            raise click.UsageError("--errors lists what a MODEL labels wrongly; with --cv K there is none")
         return _cross_validate(args, cv, seed, fmt, options)
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
@@ -837,6 +860,12 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
         raise click.UsageError(f"--{unused[0].replace('_', '-')} is for --cv K: MODEL is scored as it was trained "
                                "(train it again to change that)")
     model_path, data = args[0], args[1:]
+    if explain and errors_path is None:
+        raise click.UsageError("--explain adds to each line of --errors FILE: give --errors FILE too")
+    if errors_path is not None:
+        if os.path.exists(errors_path) and os.path.exists(model_path) and os.path.samefile(errors_path, model_path):
+            raise click.UsageError(f"--errors {errors_path} is MODEL: the list would be written over it")
+        _not_over_the_data(errors_path, data, "--errors", "the list")
     model = Model.load(model_path)
     spam_filter = None
     if model.settings["spam"]:
@@ -850,14 +879,31 @@ def eval_(args, fmt, cv, seed, spam_cutoff, ham_cutoff, **options) -> None:
     corpus = _corpus(data, options, model.analyzer.headers, input_format)
     with _read_report_before_errors(corpus, options["verbose"], empty=model.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
-        report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report, spam_filter)
+        errors: list[str] | None = [] if errors_path is not None else None
+        report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report, spam_filter, errors,
+                                  explain)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer)
+    if errors is not None:
+        _write_errors(errors_path, errors)
     render.eval_report(report, fmt)
 
 
-def _evaluate_stream(model, documents, read_report, spam_filter=None) -> dict[str, Any]:
+def _write_errors(path: str, lines: list[str]) -> None:
+    """eval's list of wrongly labelled documents, written once they are all known."""
+    try:
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+            out.writelines(lines)
+    except OSError as error:
+        raise NbtextError(f"cannot write {path} ({error.strerror or error})") from None
+    click.echo(f"{len(lines):,} documents labelled wrongly -> {path}", err=True)
+
+
+def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: list[str] | None = None,
+                     explain: int | None = None) -> dict[str, Any]:
     """The evaluation of ``model`` on labelled ``documents``, with ``spam_filter``'s verdicts
-    where it is one; the documents in which it knows no word go into ``read_report``."""
+    where it is one; the documents in which it knows no word go into ``read_report``, and
+    into ``errors`` (where given) a line for each document it labels wrongly, with the
+    ``explain`` words that most made it so."""
     import itertools
 
     import numpy as np
@@ -872,6 +918,8 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None) -> dict[st
         blocks.append(model.predict_log_proba([doc.text for doc in batch]))
         read_report.no_known_word += without_known_words(batch, model.scored_as_empty(blocks[-1]))
         y_true += [doc.label for doc in batch]
+        if errors is not None:
+            errors += _wrongly_labelled(model, batch, blocks[-1], explain)
     if not y_true:
         raise NbtextError("no documents to evaluate")
     log_proba = np.vstack(blocks)
@@ -880,6 +928,33 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None) -> dict[st
         report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
                                               np.array(y_true) == spam_filter.label)
     return report
+
+
+def _wrongly_labelled(model, batch, log_proba, explain: int | None = None) -> list[str]:
+    """``--errors`` lines for the documents of ``batch`` whose most probable class (the
+    confusion matrix's prediction) is not their label: NAME, TRUE, PREDICTED, the probability
+    of each, then the ``explain`` words that most raise PREDICTED over TRUE. Where the model
+    has no class TRUE, its probability is empty and no word is weighed against it."""
+    import numpy as np
+
+    from .render import tsv_field
+
+    column = {label: i for i, label in enumerate(model.classes)}
+    best = np.argmax(log_proba, axis=1)
+    wrong = [i for i, doc in enumerate(batch) if model.classes[best[i]] != doc.label]
+    known = [i for i in wrong if batch[i].label in column]
+    why = {}
+    if explain and known:
+        explained = model.explain([batch[i].text for i in known], explain, log_proba=log_proba[known],
+                                  against=[batch[i].label for i in known])
+        why = dict(zip(known, explained))
+    lines = []
+    for i in wrong:
+        doc, row, true = batch[i], log_proba[i], column.get(batch[i].label)
+        fields = [*map(tsv_field, [_identity(doc), doc.label, model.classes[best[i]]]), f"{np.exp(row[best[i]]):.6f}",
+                  "" if true is None else f"{np.exp(row[true]):.6f}"]
+        lines.append("\t".join([*fields, *(_explained_fields(why[i]) if i in why else [])]) + "\n")
+    return lines
 
 
 def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:

@@ -306,12 +306,15 @@ class Model:
             for label, best in zip(self.classes, self.core.top_features(k))
         }
 
-    def explain(self, texts: Iterable[str], k: int = 10, *, log_proba: np.ndarray | None = None) -> list[Explanation]:
+    def explain(self, texts: Iterable[str], k: int = 10, *, log_proba: np.ndarray | None = None,
+                against: Sequence[str] | None = None) -> list[Explanation]:
         """For each text, its label, the runner-up, and the ``k`` features of the text that
         raise the label most over the runner-up, with by how much (nats, the weighed count
         times the difference of the two classes' weights), most first. The label and the
         runner-up are the two best of ``predict_log_proba`` (given as ``log_proba`` where it
-        was computed already). A hashed model names a bucket by the text's own features in it.
+        was computed already); ``against`` names another class for each text to weigh the
+        label against (its true class, where the label is wrong). A hashed model names a
+        bucket by the text's own features in it.
 
         >>> import nbtext
         >>> docs = [nbtext.Document("free cash now", "spam", "1"), nbtext.Document("see you at lunch", "ham", "2")]
@@ -325,6 +328,13 @@ class Model:
         if len(self.classes) < 2:
             raise ValueError("a model of one class has no runner-up to weigh its label against")
         order = np.argsort(-log_proba, axis=1, kind="stable")
+        if against is not None:
+            column = {label: i for i, label in enumerate(self.classes)}
+            unknown = [label for label in against if label not in column]
+            if unknown or len(against) != len(texts):
+                raise ValueError(f"no class {unknown[0]!r} in the model" if unknown else
+                                 f"{len(against)} classes to weigh against for {len(texts)} texts")
+            order[:, 1] = [column[label] for label in against]
         weighed = self.core.contributions(self.vectorize(texts), order[:, 0], order[:, 1])
         explained = []
         for d, text in enumerate(texts):

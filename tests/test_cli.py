@@ -70,6 +70,52 @@ def test_eval_json(tickets_model):
                                                "f1": pytest.approx(2 * 39 / 79), "support": 40}
 
 
+def test_eval_lists_the_documents_it_labels_wrongly(tickets_model, tmp_path):
+    """The three errors of the confusion matrix above, each named, with both probabilities and
+    the words that most raise the wrong label over the true one."""
+    wrong = tmp_path / "wrong.tsv"
+    result = run(["eval", tickets_model, TICKETS / "test", "--errors", wrong, "--explain", "3"])
+    assert result.stdout == (GOLDEN / "eval-tickets.txt").read_text()  # the report as without
+    assert result.stderr.endswith(f"3 documents labelled wrongly -> {wrong}\n")
+    refused = run(["eval", tickets_model, TICKETS / "test", "--errors", tickets_model], expect=2)
+    assert f"Error: --errors {tickets_model} is MODEL: the list would be written over it\n" in refused.stderr
+    test = TICKETS / "test"
+    assert wrong.read_text() == (
+        f"{test}/shipping/020.txt\tshipping\tbilling\t0.719285\t0.280710\tfor my\t1.543771\ta receipt\t1.431527"
+        "\texpense\t1.431527\n"
+        f"{test}/technical/003.txt\ttechnical\tbilling\t1.000000\t0.000000\tand stop\t2.716724\tcancel\t2.716724"
+        "\tcancel my\t2.716724\n"
+        f"{test}/technical/017.txt\ttechnical\tbilling\t1.000000\t0.000000\tand stop\t2.716724\tcancel\t2.716724"
+        "\tcancel my\t2.716724\n")
+
+
+def test_eval_errors_on_a_real_corpus_are_the_matrix_errors_and_predict_explains_them(sms, tmp_path):
+    """SMS spam: a line for each error the report counts, in input order; with two classes the
+    runner-up is the true class, so the words are those predict --explain gives the same text.
+    A class the model does not have is an error with no probability and no words."""
+    model, wrong = tmp_path / "sms.joblib", tmp_path / "wrong.tsv"
+    run(["train", sms / "train.tsv", "-o", model])
+    report = json.loads(run(["eval", model, sms / "test.tsv", "--format", "json", "--errors", wrong,
+                             "--explain", "4"]).stdout)
+    rows = [line.split("\t") for line in wrong.read_text().splitlines()]
+    assert len(rows) == round((1 - report["accuracy"]) * report["n_documents"])
+    matrix = report["confusion_matrix"]
+    assert len(rows) == matrix[0][1] + matrix[1][0] == 64
+    numbers = [int(row[0].rsplit(":", 1)[1]) for row in rows]
+    assert numbers == sorted(set(numbers)) and all(row[1] != row[2] for row in rows)
+    assert all(float(row[3]) >= 0.5 >= float(row[4]) for row in rows)
+    texts = (sms / "test.tsv").read_text(errors="replace").splitlines()
+    lines = "".join(texts[n - 1].split("\t", 1)[1] + "\n" for n in numbers)
+    explained = run(["predict", model, "--explain", "4"], input=lines).stdout.splitlines()
+    assert [row[5:] for row in rows] == [line.split("\t")[2:] for line in explained]
+    assert [row[2] for row in rows] == [line.split("\t")[0] for line in explained]
+    # a label the model never saw
+    other = tmp_path / "other.tsv"
+    other.write_text("spam\tWIN a prize now\nunseen\tsee you at lunch\n")
+    run(["eval", model, other, "--errors", wrong, "--explain", "4"])
+    assert wrong.read_text() == f"{other}:2\tunseen\tham\t{wrong.read_text().split(chr(9))[3]}\t\n"
+
+
 def test_predict_stdin_lines(tickets_model):
     result = run(["predict", tickets_model], input="my parcel never arrived\nthe app crashes on login\n")
     assert result.stdout == "shipping\ntechnical\n"
@@ -293,6 +339,15 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
      "Error: --tokens is how the word analyzer finds words: use it with the word analyzer\n"),
     (["eval", "m.joblib", str(TICKETS / "test"), "--alpha", "5"], 2,  # ignored, the model's own alpha scored
      "Error: --alpha is for --cv K: MODEL is scored as it was trained (train it again to change that)\n"),
+    (["eval", "m.joblib", str(TICKETS / "test"), "--explain", "3"], 2,
+     "Error: --explain adds to each line of --errors FILE: give --errors FILE too\n"),
+    (["eval", "--cv", "3", str(TICKETS / "train"), "--errors", "wrong.tsv"], 2,
+     "Error: --errors lists what a MODEL labels wrongly; with --cv K there is none\n"),
+    (["eval", "m.joblib", str(TICKETS / "test"), "--errors", str(TICKETS / "test" / "billing" / "000.txt")], 2,
+     f"Error: --errors {TICKETS / 'test' / 'billing' / '000.txt'} is a document of DATA {TICKETS / 'test'}: the list "
+     "would be written over it; write the list outside the data\n"),
+    (["eval", "m.joblib", str(TICKETS / "test"), "--errors", "no/such/wrong.tsv"], 2,
+     "Error: Invalid value for '--errors': folder "),
     (["train", str(TICKETS / "train"), f"{TICKETS / 'train'}/", "-o", "m"], 2,  # each document counted twice
      f"Error: {TICKETS / 'train'} is given twice (again as {TICKETS / 'train'}/): its documents would be read twice\n"),
 ])

@@ -113,5 +113,12 @@ def test_the_library_explains_as_predict_does(tickets_model):
     assert run(["predict", tickets_model, "--explain", "3"], input="my parcel never arrived\n").stdout == (
         "shipping\ttechnical\tparcel\t1.405929\tarrived\t1.243451\tmy parcel\t1.199635\n")
     assert model.explain([""], k=3)[0].terms == []
+    # against a class named: the true one, where the label is wrong (eval --errors --explain)
+    (label, against, terms), = model.explain(["my parcel never arrived"], k=2, against=["billing"])
+    assert (label, against, [term for term, _ in terms]) == ("shipping", "billing", ["parcel", "arrived"])
+    with pytest.raises(ValueError, match="no class 'refunds' in the model"):
+        model.explain(["my parcel never arrived"], against=["refunds"])
+    with pytest.raises(ValueError, match="1 classes to weigh against for 2 texts"):
+        model.explain(["my parcel", "never arrived"], against=["billing"])
     with pytest.raises(TypeError, match="not one string"):
         model.explain("my parcel")
