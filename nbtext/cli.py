@@ -1336,7 +1336,8 @@ def _filter_error(error: click.ClickException) -> click.ClickException:
 @click.option("-q", "--quiet", is_flag=True, help="One message: print nothing; the exit status is the verdict.")
 @click.option("--explain", type=click.IntRange(min=1), metavar="N",
               help="Add to each line the N words of the message that most raise its score (a score of 0.5 or "
-                   "more) or lower it (below 0.5), each with by how much (natural log-odds).")
+                   "more) or lower it (below 0.5), each with by how much (natural log-odds); with "
+                   "--passthrough, as an X-Nbtext-Words header.")
 @cutoff_options
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
@@ -1374,7 +1375,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file
     from .render import tsv_field
-    from .spam import VERDICTS, SpamFilter, insert_header, status_header
+    from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
 
     single = source == "-" or (os.path.isfile(source) and not is_mbox(source))
     raw = None
@@ -1388,9 +1389,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             with open(source, "rb") as handle:
                 raw = handle.read()
     try:
-        if explain and (passthrough or quiet):  # in here, so that a message passed through is not lost
-            raise click.UsageError(f"--explain adds words to the verdict line, which "
-                                   f"--{'passthrough' if passthrough else 'quiet'} does not print")
+        if explain and quiet:
+            raise click.UsageError("--explain adds words to the verdict line, which --quiet does not print")
         if source == "-" and raw is not None and holds_mbox_messages(raw):  # before the model is loaded for nothing
             # one verdict, one exit status, for many messages would be no message's verdict
             raise DataError("stdin holds several mbox messages, and the filter gives stdin one verdict: give the "
@@ -1407,6 +1407,11 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
                 doc = Document(doc_text, None, source)
             score = float(spam_filter.scores(model, [doc.text])[0])
             verdict = int(spam_filter.verdicts(np.array([score]))[0])
+            why = model.explain([doc.text], explain)[0] if explain else None
+            if passthrough:  # made in here too: whatever goes wrong, the message goes on
+                passed = insert_header(raw, status_header(verdict, score))
+                if why is not None:
+                    passed = insert_header(passed, words_header(why))
     except Exception:  # an error, or a bug in reading this message: either way it must not be lost
         if passthrough and raw is not None:
             sys.stdout.buffer.write(raw)  # nothing lost: the message goes on unchanged
@@ -1414,11 +1419,11 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
         raise
     if raw is not None:
         if passthrough:
-            sys.stdout.buffer.write(insert_header(raw, status_header(verdict, score)))
+            sys.stdout.buffer.write(passed)
             sys.stdout.buffer.flush()
         elif not quiet:
             fields = [] if source == "-" else [tsv_field(source)]
-            words = _explained_fields(model.explain([doc.text], explain)[0]) if explain else []
+            words = _explained_fields(why) if why is not None else []
             click.echo("\t".join([*fields, VERDICTS[verdict], f"{score:.6f}", *words]))
         ctx = click.get_current_context()
         ctx.exit(0 if exit_zero else verdict)

@@ -318,11 +318,30 @@ def status_header(verdict: int, score: float) -> str:
     return f"X-Nbtext-Status: {VERDICTS[verdict]}, score={score:.6f}"
 
 
+def words_header(explanation: Any) -> str:
+    """The header ``filter --passthrough --explain`` adds: a ``Model.explain`` explanation's
+    words and weights, folded as mail headers are, and in RFC 2047 encoded words where a word
+    is not ASCII.
+
+    >>> from nbtext.model import Explanation
+    >>> print(words_header(Explanation("spam", "ham", [("claim", 4.0083), ("prize", 3.7818)])))
+    X-Nbtext-Words: claim 4.008, prize 3.782
+    >>> print(words_header(Explanation("spam", "ham", [("café", 1.5)])))
+    X-Nbtext-Words: =?utf-8?b?Y2Fmw6kgMS41MDA=?=
+    """
+    from email.header import Header
+
+    value = ", ".join(f"{term} {weight:.3f}" for term, weight in explanation.terms)
+    folded = Header(value, charset=None if value.isascii() else "utf-8", header_name="X-Nbtext-Words")
+    return f"X-Nbtext-Words: {folded.encode(linesep=chr(10))}".rstrip()
+
+
 _HEADER_LINE = re.compile(rb"[!-9;-~]+:|[ \t]")
 
 
 def insert_header(raw: bytes, header: str) -> bytes:
-    r"""``raw`` with ``header`` added as the last line of its header block.
+    r"""``raw`` with ``header`` added as the last line of its header block (a folded header,
+    its lines joined by ``\n``, as the last lines).
 
     The block ends at the first line that is neither a header field nor its continuation
     (normally the blank line; some real mail, e.g. Enron's, goes straight on to the body).
@@ -347,7 +366,7 @@ def insert_header(raw: bytes, header: str) -> bytes:
         return insert_header(text.encode("utf-8"), header).decode("utf-8").encode(wide) + rest
     first_line = raw.split(b"\n", 1)[0]
     eol = b"\r\n" if first_line.endswith(b"\r") else b"\n"
-    line = header.encode("ascii") + eol
+    line = header.encode("ascii").replace(b"\n", eol) + eol
     start = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0  # Notepad's mark stays first
     position = start
     if raw.startswith(b"From ", start):  # an mbox "From " line comes before the header fields

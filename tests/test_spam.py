@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import email
+import email.policy
 import json
 import mailbox
 import os
@@ -442,10 +444,35 @@ def test_explain_adds_the_words_behind_each_verdict(filter_model, mail_root, tmp
     assert Counter(row[3] for row in rows if row[1] == "Ham").most_common(1) == [("exmh", 16)]
     one = run(["filter", filter_model, folder / "00", "--explain", "5"], expect=0).stdout
     assert one == explained.splitlines(keepends=True)[0]
-    for refused in ("--passthrough", "--quiet"):
-        result = run(["filter", filter_model, refused, "--explain", "5"], input=messages[0].read_bytes(), expect=3)
-        assert "--explain adds words to the verdict line" in result.stderr
-    assert result.stdout == ""
+    result = run(["filter", filter_model, "--quiet", "--explain", "5"], input=messages[0].read_bytes(), expect=3)
+    assert "--explain adds words to the verdict line, which --quiet does not print" in result.stderr
+
+
+@pytest.mark.parametrize("which", ["spamassassin-2003", "enron1"])
+def test_passthrough_explains_in_a_header_of_the_messages_own_line_endings(filter_model, mail_root, which):
+    """The words filter --explain prints, as one more header after the status, folded with the
+    message's line endings (CRLF in enron1) and in RFC 2047 encoded words where one is not
+    ASCII (a Japanese spam's Subject); every byte of the message kept."""
+    if which == "enron1":
+        source = next(p for p in sorted((corpus_path("enron-spam") / "enron1" / "spam").iterdir())
+                      if b"\r\n" in p.read_bytes())
+    else:
+        source = mail_root[1]["spam"][19]
+    raw = source.read_bytes()
+    line = run(["filter", filter_model, source, "--explain", "8"], expect=None).stdout.rstrip("\n").split("\t")
+    verdict, words = line[1], [f"{term} {float(weight):.3f}" for term, weight in zip(line[3::2], line[4::2])]
+    out = run(["filter", "--passthrough", filter_model, "--explain", "8"], input=raw, expect=None).stdout_bytes
+    eol = b"\r\n" if which == "enron1" else b"\n"
+    added = re.search(rb"X-Nbtext-Status: " + verdict.encode() + rb", score=0?1?\.\d{6}" + eol +
+                      rb"X-Nbtext-Words: [^\r\n]*" + eol + rb"(?:[ \t][^\r\n]*" + eol + rb")*", out)
+    assert added is not None
+    assert out[:added.start()] + out[added.end():] == raw
+    folded = added.group().split(eol)
+    assert len(folded) > 3 and all(len(part) <= 78 for part in folded)
+    header = email.message_from_bytes(added.group(), policy=email.policy.default)["X-Nbtext-Words"]
+    assert str(header) == ", ".join(words)  # unfolded and decoded, as a mail client shows it
+    assert which == "enron1" or "subject しじみともものコラボレーション 3.433" in words
+    assert (b"=?utf-8?b?" in added.group()) == (which != "enron1")
 
 
 def _nested(raw: bytes, depth: int) -> bytes:
