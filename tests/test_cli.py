@@ -113,7 +113,9 @@ def test_eval_errors_on_a_real_corpus_are_the_matrix_errors_and_predict_explains
     other = tmp_path / "other.tsv"
     other.write_text("spam\tWIN a prize now\nunseen\tsee you at lunch\n")
     run(["eval", model, other, "--errors", wrong, "--explain", "4"])
-    assert wrong.read_text() == f"{other}:2\tunseen\tham\t{wrong.read_text().split(chr(9))[3]}\t\n"
+    (line,) = wrong.read_text().splitlines()
+    name, true, predicted, p, p_true = line.split("\t")
+    assert (name, true, predicted, p_true) == (f"{other}:2", "unseen", "ham", "") and float(p) > 0.5
 
 
 def test_predict_stdin_lines(tickets_model):

@@ -421,7 +421,7 @@ def test_many_messages_one_line_each_in_order(filter_model, mail_root, tmp_path)
 def test_explain_adds_the_words_behind_each_verdict(filter_model, mail_root, tmp_path):
     """Real held-out mail, one message and a folder of them, in one process or two: the same
     verdicts and scores, then the words of each message that push its score to its side of
-    0.5, with their weights, weightiest first; the words behind spam are spam's own words."""
+    0.5, with their weights, weightiest first, each a word of the message."""
     _, held = mail_root
     messages = held["spam"][:20] + held["ham"][:20]
     folder = tmp_path / "folder"
@@ -438,7 +438,7 @@ def test_explain_adds_the_words_behind_each_verdict(filter_model, mail_root, tmp
         words, weights = row[3::2], [float(weight) for weight in row[4::2]]
         assert len(words) == 5 and weights == sorted(weights, reverse=True) and weights[0] > 0
         assert set(words) <= set(analyzer(message_text(path.read_bytes(), analyzer.headers).text))
-    # The first spam is an offer; most ham is from the exmh users' list, as the words show.
+    # The first spam is an offer; the ham that follows is from the exmh lists, as the words show.
     assert rows[0][1] == "Spam" and rows[0][3::2] == [
         "free bonus", "credit cards", "x_mailer_egroups", "x_mailer_egroups x_mailer_message", "from future"]
     assert Counter(row[3] for row in rows if row[1] == "Ham").most_common(1) == [("exmh", 16)]
