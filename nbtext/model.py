@@ -308,14 +308,33 @@ class Model:
 
     def explain(self, texts: Iterable[str], k: int = 10, *, log_proba: np.ndarray | None = None,
                 against: Sequence[str] | None = None) -> list[Explanation]:
-        """For each text, its label, the runner-up, and the ``k`` features of the text that
-        raise the label most over the runner-up, with by how much (nats, the weighed count
-        times the difference of the two classes' weights), most first. The label and the
-        runner-up are the two best of ``predict_log_proba`` (given as ``log_proba`` where it
-        was computed already); ``against`` names another class for each text to weigh the
-        label against (its true class, where the label is wrong). A hashed model names a
-        bucket by the text's own features in it.
+        """Why each text got its label: the ``k`` features of the text that raise the label
+        most over the runner-up, with by how much, most first (what ``predict --explain``
+        prints). A feature's weight is its weighed count times the difference of the two
+        classes' weights, in nats; every feature's, with the log-odds of an empty text, add
+        up to the model's log-odds of the two classes. A hashed model names a bucket by the
+        text's own features in it.
 
+        Parameters
+        ----------
+        texts : iterable of str
+            The documents.
+        k : int
+            Features per text at most.
+        log_proba : array, optional
+            The texts' ``predict_log_proba``, where it was computed already: the label and the
+            runner-up are its two best classes.
+        against : sequence of str, optional
+            A class for each text to weigh the label against instead of the runner-up (its
+            true class, where the label is wrong).
+
+        Returns
+        -------
+        list of Explanation
+            One a text: ``(label, against, terms)``, ``terms`` a list of (feature, weight).
+
+        Examples
+        --------
         >>> import nbtext
         >>> docs = [nbtext.Document("free cash now", "spam", "1"), nbtext.Document("see you at lunch", "ham", "2")]
         >>> label, against, terms = nbtext.train(docs, settings={"min_df": 1}).explain(["free lunch now"])[0]

@@ -227,6 +227,8 @@ class NaiveBayes:
         two joint log-likelihoods, the log-odds of the one class against the other (Bernoulli
         NB's absent features are in its bias).
 
+        Examples
+        --------
         >>> from sklearn.feature_extraction.text import CountVectorizer
         >>> counts = CountVectorizer().fit_transform(["cheap pills", "meeting notes", "cheap meeting"])
         >>> nb = MultinomialNB().fit(counts, ["spam", "ham", "ham"])
