@@ -314,6 +314,8 @@ class ErrorsPath(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         path = os.fsdecode(super().convert(value, param, ctx))
+        if path == "-":  # stdout has the report
+            self.fail("- is not stdout here, where the report goes: name a file (--errors wrong.tsv)", param, ctx)
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             self.fail(f"folder {folder} does not exist", param, ctx)

@@ -350,6 +350,9 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
      "would be written over it; write the list outside the data\n"),
     (["eval", "m.joblib", str(TICKETS / "test"), "--errors", "no/such/wrong.tsv"], 2,
      "Error: Invalid value for '--errors': folder "),
+    (["eval", "m.joblib", str(TICKETS / "test"), "--errors", "-"], 2,  # a file named "-" was written
+     "Error: Invalid value for '--errors': - is not stdout here, where the report goes: name a file "
+     "(--errors wrong.tsv)\n"),
     (["train", str(TICKETS / "train"), f"{TICKETS / 'train'}/", "-o", "m"], 2,  # each document counted twice
      f"Error: {TICKETS / 'train'} is given twice (again as {TICKETS / 'train'}/): its documents would be read twice\n"),
 ])
