@@ -306,37 +306,41 @@ class FiniteRange(click.FloatRange):
         return number
 
 
-class ErrorsPath(click.Path):
-    """A file for eval to list its errors in, checked when the command starts."""
+class _FileToWrite(click.Path):
+    """A file a command writes, its folder checked when the command starts, not after an hour
+    of reading; ``-`` is refused with ``dash`` (which says why it is not stdout here)."""
 
-    def __init__(self) -> None:
+    def __init__(self, dash: str) -> None:
         super().__init__(dir_okay=False)
+        self.dash = dash
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         path = os.fsdecode(super().convert(value, param, ctx))
-        if path == "-":  # stdout has the report
-            self.fail("- is not stdout here, where the report goes: name a file (--errors wrong.tsv)", param, ctx)
+        if path == "-":  # stdout to other tools, but here a file named "-" in the current folder
+            self.fail(f"- is not stdout here{self.dash}", param, ctx)
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             self.fail(f"folder {folder} does not exist", param, ctx)
         return path
 
 
-class OutputPath(click.Path):
-    """A model file to write. Its folder is checked when the command starts, not after an hour
-    of reading and training."""
+class ErrorsPath(_FileToWrite):
+    """The file eval lists its errors in."""
 
     def __init__(self) -> None:
-        super().__init__(dir_okay=False)
+        super().__init__(", where the report goes: name a file (--errors wrong.tsv)")
+
+
+class OutputPath(_FileToWrite):
+    """A model file to write."""
+
+    def __init__(self) -> None:
+        super().__init__(": a model is written to a file of its own, then moved into place; name the file "
+                         "(-o model.joblib)")
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        path = os.fsdecode(super().convert(value, param, ctx))
-        if path == "-":  # stdout to other tools, but here a file named "-" in the current folder
-            self.fail("- is not stdout here: a model is written to a file of its own, then moved into place; "
-                      "name the file (-o model.joblib)", param, ctx)
+        path = super().convert(value, param, ctx)
         folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            self.fail(f"folder {folder} does not exist", param, ctx)
         if not os.access(folder, os.W_OK):
             self.fail(f"folder {folder} is not writable", param, ctx)
         if os.path.exists(path) and not os.path.isfile(path):  # /dev/stdout: the file would replace the device
