@@ -1252,9 +1252,10 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
     if not batch:
         return "", seen
     classes = model.classes if fmt == "jsonl" else [tsv_field(label) for label in model.classes]
-    log_proba = model.predict_log_proba([doc.text for doc in batch])
+    texts = [doc.text for doc in batch]
+    log_proba = model.predict_log_proba(texts)
     best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
-    why = model.explain([doc.text for doc in batch], explain, log_proba=log_proba) if explain else None
+    why = model.explain(texts, explain, log_proba=log_proba) if explain else None
     lines = []
     for d, (doc, row, order) in enumerate(zip(batch, log_proba, best)):
         top = [(classes[i], float(np.exp(row[i]))) for i in order]
@@ -1411,9 +1412,10 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             else:
                 doc_text, _, _ = decode_file(raw, "utf-8")
                 doc = Document(doc_text, None, source)
-            score = float(spam_filter.scores(model, [doc.text])[0])
+            log_proba = model.predict_log_proba([doc.text])
+            score = float(spam_filter.scores_of(log_proba, model.classes)[0])
             verdict = int(spam_filter.verdicts(np.array([score]))[0])
-            why = model.explain([doc.text], explain)[0] if explain else None
+            why = model.explain([doc.text], explain, log_proba=log_proba)[0] if explain else None
             if passthrough:  # made in here too: whatever goes wrong, the message goes on
                 passed = insert_header(raw, status_header(verdict, score))
                 if why is not None:
@@ -1474,10 +1476,11 @@ def _filter_batch(state, batch, from_stdin: bool, explain: int | None = None) ->
     batch, seen = documents_of(batch)
     if not batch:
         return "", seen
-    log_proba = model.predict_log_proba([doc.text for doc in batch])
+    texts = [doc.text for doc in batch]
+    log_proba = model.predict_log_proba(texts)
     scores = spam_filter.scores_of(log_proba, model.classes)
     seen.no_known_word = without_known_words(batch, model.scored_as_empty(log_proba))
-    why = model.explain([doc.text for doc in batch], explain, log_proba=log_proba) if explain else None
+    why = model.explain(texts, explain, log_proba=log_proba) if explain else None
     return "".join("\t".join([tsv_field(_identity(doc)), VERDICTS[v], f"{s:.6f}",
                               *(_explained_fields(why[d]) if why else [])]) + "\n"
                    for d, (doc, v, s) in enumerate(zip(batch, spam_filter.verdicts(scores), scores))), seen

@@ -238,6 +238,10 @@ class Model:
                 log_proba = np.concatenate(list(pool.map(score, blocks)))
         else:
             log_proba = score(texts)
+        return self._calibrated(log_proba)
+
+    def _calibrated(self, log_proba: np.ndarray) -> np.ndarray:
+        """The core's ``log_proba`` as the model answers: tempered, or a filter's spam score."""
         if self.settings["calibration"]:
             from .calibration import tempered
 
@@ -342,10 +346,11 @@ class Model:
         ('spam', 'ham', [('free', 1.1843), ('now', 1.1843), ('lunch', -0.8902)])
         """
         texts = _texts(texts)
-        if log_proba is None:
-            log_proba = self.predict_log_proba(texts)
         if len(self.classes) < 2:
             raise ValueError("a model of one class has no runner-up to weigh its label against")
+        counts = self.vectorize(texts)
+        if log_proba is None:  # from the same counts, not counted again
+            log_proba = self._calibrated(self.core.predict_log_proba(counts))
         order = np.argsort(-log_proba, axis=1, kind="stable")
         if against is not None:
             column = {label: i for i, label in enumerate(self.classes)}
@@ -354,7 +359,7 @@ class Model:
                 raise ValueError(f"no class {unknown[0]!r} in the model" if unknown else
                                  f"{len(against)} classes to weigh against for {len(texts)} texts")
             order[:, 1] = [column[label] for label in against]
-        weighed = self.core.contributions(self.vectorize(texts), order[:, 0], order[:, 1])
+        weighed = self.core.contributions(counts, order[:, 0], order[:, 1])
         explained = []
         for d, text in enumerate(texts):
             part = slice(weighed.indptr[d], weighed.indptr[d + 1])

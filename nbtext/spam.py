@@ -29,7 +29,7 @@ import numpy as np
 
 from .analysis import Analyzer
 from .errors import DataError, ModelError
-from .model import Model
+from .model import Explanation, Model
 from .readers import Document
 from .readers.report import marked_order
 
@@ -318,7 +318,7 @@ def status_header(verdict: int, score: float) -> str:
     return f"X-Nbtext-Status: {VERDICTS[verdict]}, score={score:.6f}"
 
 
-def words_header(explanation: Any) -> str:
+def words_header(explanation: Explanation) -> str:
     """The header ``filter --passthrough --explain`` adds: a ``Model.explain`` explanation's
     words and weights, folded as mail headers are, and in RFC 2047 encoded words where a word
     is not ASCII.
