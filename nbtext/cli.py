@@ -1054,13 +1054,8 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
                f" -> {output}", err=True)
     if _makes_a_filter(corpus, model.classes):
         # Every setting spelled out: where the grid is silent, a filter's defaults are not the search's.
-        full = {"variant": model.settings["variant"], "alpha": model.settings["alpha"],
-                "tokens": model.analyzer.tokens, "ngram_range": model.analyzer.ngram_range, "tf": model.counts.tf,
-                "doc_norm": model.counts.doc_norm, "idf": model.settings["idf"], "min_df": model.settings["min_df"],
-                **trials[0].settings}
-        read_as = f" --input-format {options['input_format']}" if options["input_format"] else ""
         click.echo(f"{output} is a plain model, not a spam filter (no calibration, no cut-offs); for nbtext filter, "
-                   f"train one with these settings: nbtext train DATA{read_as} {render.describe(full)} "
+                   f"train one with these settings: nbtext train DATA {render.describe(render.train_options(model))} "
                    "-o filter.joblib", err=True)
 
 
@@ -1606,6 +1601,37 @@ def inspect_top_words(model_path, k, labels, fmt) -> None:
     if labels:
         top = {label: words for label, words in top.items() if label in labels}
     render.top_words(top, fmt)
+
+
+@cli.command()
+@model_argument
+@format_option("text", "json")
+def info(model_path, fmt) -> None:
+    """Show how MODEL was made, and the options of nbtext train that make it again.
+
+    Prints the Naive Bayes variant, the documents of each class, the vocabulary, a
+    calibration or a spam filter's cut-offs (with what cross-validation measured at them),
+    the DATA it was trained on, and, where they apply, the held-out or tuned score and the
+    messages nbtext learn added since. The last line gives the train options that give
+    the model's settings, every one spelled out, so that a default changed since cannot
+    change them: the same documents give the same model, and new documents a model made
+    the same way (a filter's cut-offs and a calibration are measured on the data).
+    --format json prints one object: path, bytes, nbtext_version, format_version, summary,
+    analyzer, weighting, settings and train_options.
+
+    \b
+    Example:
+      nbtext info tickets.joblib
+      eval "nbtext train new-tickets/ -o new.joblib $(nbtext info tickets.joblib --format json | jq -r .train_options)"
+    """
+    from . import modelfile, render
+    from .model import Model
+
+    payload = modelfile.load(model_path)
+    model = Model.from_payload(payload, model_path)
+    written = {"bytes": os.path.getsize(model_path), "nbtext_version": payload.get("nbtext_version"),
+               "format_version": payload.get("format_version")}
+    render.model_info(model, model_path, written, fmt)
 
 
 #: What OpenBLAS reads for its number of threads, the first one set winning.

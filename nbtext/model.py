@@ -377,7 +377,7 @@ class Model:
         packed = pack_terms(self.terms)
         packed_ends = PackedTerms(packed, len(self.terms)).ends()
         packed_ends = packed_ends.astype(np.int32 if len(packed) < 2**31 else np.int64)
-        return {
+        return _one_of_each_string({
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "nbtext_version": __version__,
@@ -389,7 +389,7 @@ class Model:
             "kept": {"index": self._kept.astype(np.int64), "terms": packed, "term_ends": packed_ends,
                      "statistic": self._statistic.to_dict(), "idf": self._idf},
             "summary": self.summary,
-        }
+        })
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model atomically: a crash never leaves a half-written file at ``path``. A
@@ -462,6 +462,21 @@ def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
         elif key in ("tf", "doc_norm"):  # how each document's counts are weighed
             message += f"; {key} is train's own: train(..., {key}=...)"
     return message
+
+
+def _one_of_each_string(value: Any, strings: dict[str, str] | None = None) -> Any:
+    """``value``'s dicts, lists and tuples rebuilt with each set of equal strings as one object.
+    A pickle writes an object it has written before as a reference to it, so a label typed as
+    ``--spam-label spam``, another object than the ``spam`` read from a folder's name, made the
+    same model other bytes (numpy arrays are kept as they are)."""
+    strings = {} if strings is None else strings
+    if type(value) is str:
+        return strings.setdefault(value, value)
+    if type(value) is dict:
+        return {_one_of_each_string(key, strings): _one_of_each_string(item, strings) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_one_of_each_string(item, strings) for item in value)
+    return value
 
 
 def _texts(texts: Iterable[str]) -> Sequence[str]:

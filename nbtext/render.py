@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -99,12 +100,18 @@ def progress(total: int | None, description: str, *, unit: str = "bytes",
 def train_summary(model, output: str, seconds: float, file: IO[str] | None = None, *, verb: str = "trained") -> None:
     """The short account printed after training (or merging) ``model``, which took ``seconds``."""
     file = file or sys.stderr
+    print(f"{verb} {model.settings['variant']} Naive Bayes on {model.summary['documents']:,} documents "
+          f"in {seconds:.1f}s -> {output}", file=file)
+    _model_lines(model, file)
+
+
+def _model_lines(model, file: IO[str]) -> None:
+    """What training's summary says of ``model`` below its first line: the documents of each
+    class, the vocabulary, a calibration and a filter's cut-offs."""
     summary, settings = model.summary, model.settings
     per_class = summary["documents_per_class"]
     labels = [tsv_field(label) for label in per_class]  # one line each, as the counts after reading show them
     width = max(map(len, labels))
-    print(f"{verb} {settings['variant']} Naive Bayes on {summary['documents']:,} documents "
-          f"in {seconds:.1f}s -> {output}", file=file)
     for label, n in zip(labels, per_class.values()):
         print(f"  {label:<{width}}  {n:>8,}", file=file)
     single = sum(n == 1 for n in per_class.values())
@@ -133,6 +140,94 @@ def train_summary(model, output: str, seconds: float, file: IO[str] | None = Non
             print(f"  {measured['folds']}-fold cross-validation at these cut-offs: ham false positives "
                   f"{measured['ham_false_positive_rate']:.2%}, spam recall {measured['spam_recall']:.2%}, "
                   f"unsure {measured['unsure_share']:.2%}", file=file)
+
+
+def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str] | None = None) -> None:
+    """What ``nbtext info`` says of the model file at ``path``: what it was trained on and how,
+    as training's summary says it, and the options of `nbtext train` that give its settings.
+    ``written`` holds the file's size and the nbtext version and model format that wrote it."""
+    file = file or sys.stdout
+    summary = {key: value for key, value in model.summary.items() if key != "seconds"}  # old files stored it
+    chosen = train_options(model)
+    options = describe(chosen)
+    if fmt == "json":
+        print(json.dumps(_finite({"path": path, **written, "summary": summary, "analyzer": model.analyzer.to_dict(),
+                                  "weighting": {"tf": model.counts.tf, "doc_norm": model.counts.doc_norm},
+                                  "settings": model.settings, "train_options": options})), file=file)
+        return
+    print(f"{path}: {model.settings['variant']} Naive Bayes on {summary['documents']:,} documents, written by nbtext "
+          f"{written['nbtext_version']} (model format {written['format_version']}), {written['bytes']:,} bytes",
+          file=file)
+    _model_lines(model, file)
+    inputs = ", ".join(tsv_field(data) for data in summary.get("inputs", []))
+    print(f"trained on: {inputs or 'documents given to the library'}", file=file)
+    held = summary.get("held_out")
+    if held:
+        print(f"held out when trained: {held['n_documents']:,} documents ({held['fraction']:g}, seed {held['seed']}), "
+              f"accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f}", file=file)
+    tuned = summary.get("tuned")
+    if tuned:
+        metric = next(key for key in tuned if key not in ("cv", "seed", "std"))
+        print(f"tuned: {tuned['cv']}-fold {metric} {tuned[metric]:.4f} ± {tuned['std']:.4f} (seed {tuned['seed']})",
+              file=file)
+    learned = summary.get("learned")
+    if learned:
+        print("learned since (nbtext learn, net of unlearn): " + ", ".join(f"{n:+,} {tsv_field(label)}"
+                                                                        for label, n in learned.items()), file=file)
+    if chosen.get("stop_words") == "FILE":
+        print(f"stop words: {len(model.analyzer.stop_words):,}, not scikit-learn's English list (--format json lists "
+              "them)", file=file)
+    print(f"train options: {options}", file=file)
+
+
+def train_options(model) -> dict[str, Any]:
+    """The options of `nbtext train` that give ``model``'s settings, as ``describe`` takes them:
+    every one spelled out, so that they give the same model whatever the defaults are, with
+    the input format and columns it was read by. A filter's cut-offs and a calibration are
+    measured on the data, not given, so only their seed is. A stop-word list that is not
+    scikit-learn's is written FILE: the model keeps the words, not the file."""
+    from .readers import MAIL_FORMATS
+
+    analyzer, settings, summary = model.analyzer, model.settings, model.summary
+    options: dict[str, Any] = {}
+    if summary.get("input_format"):
+        options["input_format"] = summary["input_format"]
+    for name, column in (summary.get("columns") or {}).items():
+        if column is not None:
+            options[f"{name}_column"] = column
+    options.update(analyzer=analyzer.analyzer, ngram_range=analyzer.ngram_range)
+    if analyzer.char_ngrams:
+        options["char_ngrams"] = analyzer.char_ngrams
+    if analyzer.analyzer == "word":
+        options["tokens"] = analyzer.tokens
+    options["lowercase"] = analyzer.lowercase
+    if analyzer.stop_words:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        options["stop_words"] = "english" if analyzer.stop_words == ENGLISH_STOP_WORDS else "FILE"
+    if summary.get("input_format") in MAIL_FORMATS:
+        options["headers"] = ",".join(analyzer.headers) or "none"
+    if analyzer.hash_features is not None:
+        options["hash_features"] = analyzer.hash_features
+    options.update(tf=model.counts.tf, doc_norm=model.counts.doc_norm or "none")
+    options.update({name: settings[name] for name in ("idf", "variant", "alpha", "fit_prior", "norm", "min_df",
+                                                      "max_df")})
+    if settings["max_features"] is not None:
+        options["max_features"] = settings["max_features"]
+    measured = (settings["spam"] or {}).get("measured") or {}
+    if settings["spam"]:
+        options["spam_label"] = settings["spam"]["label"]
+        if "fp_target" in measured:
+            options["fp_target"] = measured["fp_target"]
+    if settings["calibration"]:
+        options["calibrate"] = True
+    held = summary.get("held_out")
+    if held:
+        options["test_split"] = held["fraction"]
+    seeded = [part["seed"] for part in (measured, settings["calibration"], held) if part and "seed" in part]
+    if seeded:
+        options["seed"] = seeded[0]
+    return options
 
 
 def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *, width: int | None = None) -> None:
@@ -236,7 +331,7 @@ def describe(settings: dict[str, Any]) -> str:
             name = key.replace("_", "-")
             parts.append(f"--{name}" if value else _OFF_FLAGS.get(key, f"--no-{name}"))
         else:
-            parts.append(f"--{key.replace('_', '-')} {value}")
+            parts.append(f"--{key.replace('_', '-')} {shlex.quote(str(value))}")  # a column or label with a space
     return " ".join(parts)
 
 

@@ -579,7 +579,7 @@ def test_tune_on_mail_with_a_spam_class_says_how_to_train_its_filter(mail_layout
     data = mail_layouts / "folder"
     lines = run(["tune", data, "--input-format", "email", "-o", tmp_path / "tuned", "--grid", grid]).stderr.splitlines()
     said = f"{tmp_path / 'tuned'} is a plain model, not a spam filter (no calibration, no cut-offs); for nbtext " \
-           "filter, train one with these settings: nbtext train DATA --input-format email --variant "
+           "filter, train one with these settings: nbtext train DATA --input-format email --analyzer word "
     assert lines[-1].startswith(said) and lines[-1].endswith(" -o filter.joblib")
     command = shlex.split(lines[-1].split(": ", 1)[1].replace("DATA", str(data)))
     run([*command[1:-1], tmp_path / "filter"])
