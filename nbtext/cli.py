@@ -1550,11 +1550,25 @@ def learn(model_path, items, unlearn, verbose) -> None:
             given = " and ".join(f"--{kind}" for kind in groups)
             raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each with "
                             "the option it was learned with") from None
+        _count_learned(updated.summary, [labels[kind] for kind in groups], documents, unlearn)
         updated.save(model_path)
     _print_read_report(report, verbose, "utf-8", always=False)
     verb = "unlearned" if unlearn else "learned"
     counts = ", ".join(f"{sum(doc.label == labels[k] for doc in documents):,} {k}" for k in groups)
     click.echo(f"{verb} {counts} -> {model_path} ({len(updated.terms):,} terms)", err=True)
+
+
+def _count_learned(summary: dict[str, Any], labels: list[str], documents: list, unlearn: bool) -> None:
+    """Keep in a filter's ``summary`` how many messages of each label learn has added, net of
+    those unlearned, for nbtext info to tell from the data it was trained on; unlearning all
+    of them leaves the file as it was."""
+    learned = dict(summary.get("learned", {}))
+    for label in labels:
+        change = sum(doc.label == label for doc in documents)
+        learned[label] = learned.get(label, 0) + (-change if unlearn else change)
+    summary.pop("learned", None)
+    if any(learned.values()):
+        summary["learned"] = {label: n for label, n in learned.items() if n}
 
 
 @cli.command("inspect-top-words")

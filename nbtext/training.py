@@ -7,6 +7,7 @@ and not with the corpus.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -200,7 +201,17 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
                                for key in sorted(mine.keys() | theirs.keys()) if mine.get(key) != theirs.get(key))
             raise DataError(f"cannot merge models whose analyzers differ: {differ}")
         counts = counts.merge(other.counts)
-    return _rebuild(first, counts, settings)
+    merged = _rebuild(first, counts, settings)
+    # Trained on every part's data; a held-out or tuned score was one part's, not the whole's.
+    merged.summary["inputs"] = list(dict.fromkeys(data for model in models for data in model.summary.get("inputs", [])))
+    for key in ("held_out", "tuned"):
+        merged.summary.pop(key, None)
+    learned: Counter[str] = Counter()
+    for model in models:
+        learned.update(model.summary.get("learned", {}))
+    if any(learned.values()):
+        merged.summary["learned"] = {label: n for label, n in learned.items() if n}
+    return merged
 
 
 def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None) -> Model:

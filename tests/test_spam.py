@@ -684,8 +684,13 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     learned = _payload_counts(model)
     assert learned["n_terms"] > before["n_terms"]  # new words grew the vocabulary
     assert learned["class_docs"].tolist() == [HAM + 20, SPAM + 20]
-    run(["learn", model, "--unlearn", "--ham", *ham, "--spam", *spam])
+    run(["learn", model, "--unlearn", "--spam", *spam[:5]])
+    said = run(["info", model]).stdout.splitlines()
+    assert said[0].startswith(f"{model}: complement Naive Bayes on {HAM + SPAM + 35:,} documents, ")
+    assert said[-2] == "learned since (nbtext learn, net of unlearn): +15 spam, +20 ham"
+    run(["learn", model, "--unlearn", "--ham", *ham, "--spam", *spam[5:]])
     assert_same_counts(_payload_counts(model), before)
+    assert model.read_bytes() == filter_model.read_bytes()  # and nothing left to say of learning
     again = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1)
     assert again.stderr.endswith("Error: these documents were never learned (removing them would leave negative "
                                  "counts): the messages were not all learned as given (--spam); unlearn each with "
@@ -698,6 +703,16 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     twice = run(["learn", model, "--spam", held["spam"][31], "--ham", held["spam"][31]], expect=2)
     assert twice.stderr.endswith(f"Error: {held['spam'][31]} is given twice: its messages would be learned twice\n")
     assert_same_counts(_payload_counts(model), before)  # nothing learned
+
+
+def test_a_merge_of_filters_counts_what_each_learned(filter_model, mail_root, tmp_path):
+    _, held = mail_root
+    for name, option, messages in (("a", "--spam", held["spam"][:7]), ("b", "--ham", held["ham"][:4])):
+        shutil.copy(filter_model, tmp_path / name)
+        run(["learn", tmp_path / name, option, *messages])
+    run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "merged"])
+    said = run(["info", tmp_path / "merged"]).stdout.splitlines()
+    assert said[-2] == "learned since (nbtext learn, net of unlearn): +7 spam, +4 ham"
 
 
 def test_unlearning_every_message_of_a_class_is_refused(filter_model, mail_root, tmp_path):

@@ -133,6 +133,19 @@ def test_merge_prunes_after_adding(sms_halves, tmp_path):
     assert_same_model(Model.load(tmp_path / "merged"), Model.load(tmp_path / "all"))
 
 
+def test_a_merged_model_was_trained_on_every_part_s_data(sms_halves, tmp_path):
+    """nbtext info names the DATA of every model merged, where the merged model kept the first
+    model's alone, and no held-out score, which was one part's."""
+    d = sms_halves
+    run(["train", d / "a.tsv", "-o", tmp_path / "a", "--test-split", "0.2"])
+    run(["train", d / "b.tsv", "-o", tmp_path / "b"])
+    assert "held out when trained: 557 documents (0.2, seed 0), accuracy " in run(["info", tmp_path / "a"]).stdout
+    run(["merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "merged"])
+    said = run(["info", tmp_path / "merged"]).stdout.splitlines()
+    assert said[-2] == f"trained on: {d / 'a.tsv'}, {d / 'b.tsv'}"
+    assert not any(line.startswith("held out") for line in said) and "--test-split" not in said[-1]
+
+
 def test_merge_names_the_classes_not_in_every_model(sms_halves, tmp_path):
     """As an update names the classes it adds: a class folder named Spam/ in one part and
     spam/ in the other would merge into two classes without a word."""
