@@ -351,8 +351,9 @@ class OutputPath(_FileToWrite):
 
 def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = True, empty: str = KEPT_EMPTY) -> None:
     """The read report on stderr; ``empty``: what became of the empty documents (a classifier's
-    answer to them)."""
-    lines = report.lines(verbose=verbose, encoding=encoding, empty=empty)
+    answer to them). Where it is printed only if it has more to say than ``always`` would,
+    before an error, the repeated texts are left out: they explain no error."""
+    lines = report.lines(verbose=verbose, encoding=encoding, empty=empty, repeats=always)
     if always or len(lines) > 1:
         click.echo("\n".join(lines), err=True)
 

@@ -71,6 +71,44 @@ def test_20news_read_as_posts_reaches_rennie_twcnb(tmp_path):
     assert report["accuracy"] > 0.861
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_read_report_counts_repeated_texts_as_the_corpus_notes_do(jobs, tmp_path):
+    """Ling-spam's bare version has 17 extra copies in 13 groups, none across ham and spam; R8
+    (train and test) has 51 groups, 3 of them under two topics (the corpus notes). The report
+    says as much, read in one process or with worker processes reading the folders."""
+    lingspam = corpus_path("lingspam") / "bare"
+    parts = [lingspam / f"part{n}" for n in range(1, 11)]
+    said = run(["train", *parts, "-o", tmp_path / "m.joblib", "--jobs", jobs]).stderr.splitlines()
+    assert said[:2] == ["read 2,893 documents", "17 documents with the text of one read before (kept: each counts)"]
+    assert not any(line.endswith("with more than one label") for line in said)
+    r8 = corpus_path("reuters21578") / "R8"
+    said = run(["train", r8 / "train", r8 / "test", "-o", tmp_path / "m.joblib", "--jobs", jobs]).stderr.splitlines()
+    assert said[2:4] == ["52 documents with the text of one read before (kept: each counts)",
+                         "3 texts with more than one label"]
+
+
+@pytest.mark.parametrize("name", ["sms-spam", "enron-spam", "spamassassin-2003", "20news-bydate"])
+def test_repeated_texts_of_every_corpus_the_notes_count(name):
+    """The corpus notes' counts of exact copies: SMS 403 texts repeated; enron1..6 178, 33,
+    238, 149, 63 and 11 extra copies, none across ham and spam; none in SpamAssassin (whose
+    file names hold each message's MD5) or in either split of 20news."""
+    root = corpus_path(name)
+    sets = {"sms-spam": {"": [root / "SMSSpamCollection"]},
+            "enron-spam": {n: [root / f"enron{n}"] for n in range(1, 7)},
+            "spamassassin-2003": {"": [root]},
+            "20news-bydate": {part: [root / part] for part in ("train", "test")}}[name]
+    expected = {"sms-spam": [403], "enron-spam": [178, 33, 238, 149, 63, 11]}.get(name, [0] * len(sets))
+    counted = []
+    for paths in sets.values():
+        corpus = LabelledCorpus([str(path) for path in paths])
+        for _ in corpus:
+            pass
+        copies, relabelled = corpus.report.repeated()
+        assert relabelled == 0
+        counted.append(copies)
+    assert counted == expected
+
+
 def test_mcnemar_p_by_hand_and_against_scipy():
     """The benchmark's paired p-value: by hand (three documents only one side gets right, all
     on one side: 2 x 1/8), no split at all is no evidence, and over a grid it is scipy's

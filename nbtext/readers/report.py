@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
 import shlex
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -76,6 +78,11 @@ class ReadReport:
     #: Documents, not empty, in which a model found no word it knows: noted by the scoring
     #: commands, since only a model can tell, and answered as an empty document is.
     no_known_word: list[str] = field(default_factory=list)
+    #: A digest of each labelled document's text (``text_digest``), and of its text with its
+    #: label: which documents repeat another's text, and which texts came with two labels.
+    #: Eight bytes each, not the documents, so that training still keeps no text.
+    texts: array = field(default_factory=lambda: array("Q"))
+    labelled_texts: array = field(default_factory=lambda: array("Q"))
 
     def add(self, doc: Document, *, replaced: bool, marked: str | None = None) -> Document:
         """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
@@ -89,6 +96,10 @@ class ReadReport:
                 self.replaced_marked[marked] += 1
         if blank(doc.text):
             self.empty.append(doc.source)
+        if doc.label is not None:  # what train, eval and tune read: predict's documents cost nothing
+            digest = text_digest(doc.text)
+            self.texts.append(digest)
+            self.labelled_texts.append(digest ^ _label_digest(doc.label))
         return doc
 
     def update(self, other: ReadReport) -> None:
@@ -103,8 +114,22 @@ class ReadReport:
         self.messages += other.messages
         self.mboxes_read_whole += other.mboxes_read_whole
         self.no_known_word += other.no_known_word
+        self.texts += other.texts
+        self.labelled_texts += other.labelled_texts
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
+
+    def repeated(self) -> tuple[int, int]:
+        """How many labelled documents have the text of one read before them (exactly, after
+        decoding), and how many texts came with more than one label."""
+        if not self.texts:  # predict's documents, unlabelled: nothing to count, and no numpy.ma to import
+            return 0, 0
+        import numpy as np
+
+        texts = np.frombuffer(self.texts, dtype=np.uint64)
+        labelled, first = np.unique(np.frombuffer(self.labelled_texts, dtype=np.uint64), return_index=True)
+        _, labels = np.unique(texts[first], return_counts=True)  # the labels of each text
+        return len(texts) - len(np.unique(texts)), int((labels > 1).sum())
 
     def skip(self, reason: str, source: str) -> None:
         """Count one entry that is not a document, with the reason."""
@@ -119,11 +144,13 @@ class ReadReport:
             names.append("in the charsets their messages declare")
         return ", or ".join(names)
 
-    def lines(self, *, verbose: bool = False, encoding: str = "utf-8", empty: str = KEPT_EMPTY) -> list[str]:
+    def lines(self, *, verbose: bool = False, encoding: str = "utf-8", empty: str = KEPT_EMPTY,
+              repeats: bool = True) -> list[str]:
         """Human-readable account, one line per fact; ``verbose`` also names each entry.
 
         ``empty`` says what became of the empty documents: kept for the class priors when
         training; when classifying, what the model answers them (its core's ``empty_answer``).
+        ``repeats``: also the documents that repeat another's text, and the texts with two labels.
         """
         out = [f"read {self.documents:,} {plural(self.documents, 'document')}"]
         groups = [
@@ -141,10 +168,37 @@ class ReadReport:
                 out.append(f"{len(sources):,} {what}")
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
+        copies, relabelled = self.repeated() if repeats else (0, 0)
+        if copies:
+            out.append(f"{copies:,} {plural(copies, 'document')} with the text of one read before "
+                       "(kept: each counts)")
+        if relabelled:
+            out.append(f"{relabelled:,} {plural(relabelled, 'text')} with more than one label")
         if self.attachments:
             attachments = plural(self.attachments, "mail attachment")
             out.append(f"{self.attachments:,} {attachments} skipped (attached files, not the message's text)")
         return out
+
+
+def text_digest(text: str) -> int:
+    """64 bits of the BLAKE2b digest of ``text``'s UTF-8 bytes: the same in every process, so
+    that worker processes' reports add up (two texts share one with odds of 1 in 2**64 a pair).
+
+    >>> text_digest("free cash now") == text_digest("free cash now") != text_digest("free cash now!")
+    True
+    """
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+#: Each label's digest, which a text's is combined with: a few labels, read many times.
+_LABEL_DIGESTS: dict[str, int] = {}
+
+
+def _label_digest(label: str) -> int:
+    digest = _LABEL_DIGESTS.get(label)
+    if digest is None:
+        digest = _LABEL_DIGESTS[label] = text_digest(str(label)) | 1  # never 0, which would leave the text's alone
+    return digest
 
 
 def blank(text: str) -> bool:
