@@ -616,7 +616,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
       nbtext train /shared/news/ -o news.joblib --dask tcp://scheduler:8786
     """
     from . import render, training
-    from .model import Model
+    from .model import Model, trained_texts, with_texts
 
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
@@ -689,6 +689,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         else:
             model, held = _train_held_out(list(documents), test_split, seed, analyzer, weighting, settings, summary)
         seconds = time.perf_counter() - started
+    if base is not None:
+        model.texts = with_texts(base.texts, corpus.report.texts)
+    elif test_split is None:  # every document read was trained on
+        model.texts = trained_texts(corpus.report.texts)
     model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.train_summary(model, output, seconds)
@@ -730,6 +734,8 @@ def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, a
 
 def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, summary):
     from .metrics import evaluate
+    from .model import trained_texts
+    from .readers.report import text_digest
     from .training import train as train_model
     from .tuning import held_out
 
@@ -737,6 +743,7 @@ def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, su
     kept = [doc for doc, out in zip(documents, mask) if not out]
     test = [doc for doc, out in zip(documents, mask) if out]
     model = train_model(kept, analyzer=analyzer, settings=settings, summary=summary, **weighting)
+    model.texts = trained_texts(text_digest(doc.text) for doc in kept)
     report = evaluate([d.label for d in test], model.predict_log_proba([d.text for d in test]), model.classes)
     model.summary["held_out"] = {"fraction": fraction, "seed": seed, "accuracy": report["accuracy"],
                                  "macro_f1": report["macro_f1"], "n_documents": report["n_documents"]}
@@ -916,12 +923,15 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
     import numpy as np
 
     from .metrics import evaluate
-    from .readers.report import without_known_words
+    from .readers.report import text_digest, without_known_words
 
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
+    digests: list[int] = []
     stream = iter(documents)
     while batch := list(itertools.islice(stream, 1000)):
+        if model.texts is not None:
+            digests += [text_digest(doc.text) for doc in batch]
         blocks.append(model.predict_log_proba([doc.text for doc in batch]))
         read_report.no_known_word += without_known_words(batch, model.scored_as_empty(blocks[-1]))
         y_true += [doc.label for doc in batch]
@@ -931,6 +941,11 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
         raise NbtextError("no documents to evaluate")
     log_proba = np.vstack(blocks)
     report = evaluate(y_true, log_proba, model.classes)
+    if model.texts is not None:  # documents the model was trained on score better than new ones
+        seen = np.isin(np.array(digests, dtype=np.uint64), model.texts)
+        right = np.array(model.classes, dtype=object)[np.argmax(log_proba, axis=1)] == np.array(y_true, dtype=object)
+        report["seen_in_training"] = int(seen.sum())
+        report["unseen_accuracy"] = float(right[~seen].mean()) if not seen.all() else None
     if spam_filter is not None:
         report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
                                               np.array(y_true) == spam_filter.label)
@@ -1028,6 +1043,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     """
     from . import render
     from .analysis import Analyzer
+    from .model import trained_texts
     from .tuning import cross_validate, expand, rank, train_setting
 
     candidates = expand(_grid(grid))
@@ -1050,6 +1066,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
                           summary={"inputs": _absolute(data), "input_format": options["input_format"],
                                    "columns": _trained_columns(corpus, data),
                                    "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
+    model.texts = trained_texts(corpus.report.texts)
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
                f" -> {output}", err=True)
@@ -1511,8 +1528,9 @@ def learn(model_path, items, unlearn, verbose) -> None:
       nbtext learn filter.joblib --spam missed-spam.eml --ham ~/Maildir/.False-Positives
       nbtext learn filter.joblib --unlearn --spam wrongly-learned.eml
     """
-    from .model import Model
+    from .model import Model, with_texts
     from .readers import iter_unlabelled
+    from .readers.report import text_digest
     from .spam import SpamFilter, locked
     from .training import update
 
@@ -1552,6 +1570,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
             raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each with "
                             "the option it was learned with") from None
         _count_learned(updated.summary, [labels[kind] for kind in groups], documents, unlearn)
+        updated.texts = with_texts(model.texts, (text_digest(doc.text) for doc in documents), remove=unlearn)
         updated.save(model_path)
     _print_read_report(report, verbose, "utf-8", always=False)
     verb = "unlearned" if unlearn else "learned"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -79,6 +80,10 @@ class Model:
         self.counts = counts
         self.settings = {**self.DEFAULT_SETTINGS, **(settings or {})}
         self.summary = summary or {}
+        #: Sorted digests (``text_digest``) of the texts trained on, one a document, repeats kept;
+        #: None where not known (a library caller's documents, a file from before they were kept).
+        #: eval tells by them which of its documents the model was trained on.
+        self.texts: np.ndarray | None = None
         s = self.settings
         if s["variant"] not in VARIANTS:
             raise ModelError(f"unknown variant {s['variant']!r}; use one of {sorted(VARIANTS)}")
@@ -389,6 +394,7 @@ class Model:
             "kept": {"index": self._kept.astype(np.int64), "terms": packed, "term_ends": packed_ends,
                      "statistic": self._statistic.to_dict(), "idf": self._idf},
             "summary": self.summary,
+            **({} if self.texts is None else {"texts": self.texts}),
         })
 
     def save(self, path: str | os.PathLike) -> None:
@@ -436,7 +442,7 @@ class Model:
                              f"{__version__} does not read: train the model again")
         try:
             kept = payload["kept"]
-            return cls(
+            model = cls(
                 Analyzer.from_dict(payload["analyzer"]),
                 FrozenCounts.from_dict(payload["counts"]),
                 payload["settings"],
@@ -446,6 +452,8 @@ class Model:
                 statistic=ColumnMatrix.from_dict(kept["statistic"]),
                 idf=kept["idf"],
             )
+            model.texts = _texts_stored(payload.get("texts"))
+            return model
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None
 
@@ -462,6 +470,41 @@ def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
         elif key in ("tf", "doc_norm"):  # how each document's counts are weighed
             message += f"; {key} is train's own: train(..., {key}=...)"
     return message
+
+
+def _texts_stored(texts: Any) -> np.ndarray | None:
+    """A model file's digests of the texts it was trained on; a ValueError where they are not
+    what a model writes."""
+    if texts is None:
+        return None
+    if not isinstance(texts, np.ndarray) or texts.dtype != np.uint64 or texts.ndim != 1:
+        raise ValueError("texts: not an array of 64-bit digests")
+    return texts
+
+
+def trained_texts(digests: Iterable[int]) -> np.ndarray:
+    """``Model.texts`` of documents with these ``text_digest``s (a read report's array of them
+    is taken as it is, not one number at a time)."""
+    if isinstance(digests, array):
+        return np.sort(np.frombuffer(digests, dtype=np.uint64))
+    return np.sort(np.fromiter(digests, dtype=np.uint64))
+
+
+def with_texts(texts: np.ndarray | None, digests: Iterable[int], *, remove: bool = False) -> np.ndarray | None:
+    """``Model.texts`` with the documents of these digests added, or taken out (one each, as
+    their counts are); None stays None: what the model was trained on before is not known."""
+    if texts is None:
+        return None
+    change = trained_texts(digests)
+    if not remove:
+        return np.sort(np.concatenate([texts, change]))
+    values, counts = np.unique(texts, return_counts=True)
+    taken, times = np.unique(change, return_counts=True)
+    at = np.searchsorted(values, taken)
+    held = at < len(values)
+    held[held] = values[at[held]] == taken[held]
+    counts[at[held]] -= np.minimum(times[held], counts[at[held]])
+    return np.repeat(values, counts)
 
 
 def _one_of_each_string(value: Any, strings: dict[str, str] | None = None) -> Any:

@@ -247,6 +247,11 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
     # one must find all of it.
     out.print(f"accuracy {report['accuracy']:.4f}   macro F1 {report['macro_f1']:.4f}   "
               f"log loss {loss_text}   documents {report['n_documents']:,}", soft_wrap=True)
+    if report.get("seen_in_training"):
+        seen, unseen = report["seen_in_training"], report["n_documents"] - report["seen_in_training"]
+        rest = f": accuracy on the other {unseen:,} {report['unseen_accuracy']:.4f}" if unseen else ""
+        out.print(f"{seen:,} of the {report['n_documents']:,} documents are in the model's training data (the same "
+                  f"text){rest}", soft_wrap=True)
     if report["n_unknown_label"]:
         unknown = report["n_unknown_label"]
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())

@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from .analysis import Analyzer
 from .cores import available_cores, run_ahead
 from .counting import ClassCounts, FrozenCounts
@@ -211,6 +213,9 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
         learned.update(model.summary.get("learned", {}))
     if any(learned.values()):
         merged.summary["learned"] = {label: n for label, n in learned.items() if n}
+    texts = [model.texts for model in models]
+    if all(part is not None for part in texts):
+        merged.texts = np.sort(np.concatenate(texts))
     return merged
 
 

@@ -109,6 +109,32 @@ def test_repeated_texts_of_every_corpus_the_notes_count(name):
     assert counted == expected
 
 
+def test_eval_tells_the_documents_the_model_was_trained_on(tmp_path):
+    """SMS spam's published split tests on messages whose text the first 30% holds too: eval
+    counts them, and the accuracy on the others, as the texts and the model's own answers give
+    them. A model file without its texts (nbtext 0.1.0's) says nothing of them."""
+    from nbtext.model import Model
+
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines(keepends=True)
+    cut = int(len(lines) * 0.3)
+    (tmp_path / "train.tsv").write_bytes(b"".join(lines[:cut]))
+    (tmp_path / "test.tsv").write_bytes(b"".join(lines[cut:]))
+    run(["train", tmp_path / "train.tsv", "-o", tmp_path / "m.joblib"])
+    report = json.loads(run(["eval", tmp_path / "m.joblib", tmp_path / "test.tsv", "--format", "json"]).stdout)
+    trained = {doc.text for doc in LabelledCorpus([str(tmp_path / "train.tsv")])}
+    test = list(LabelledCorpus([str(tmp_path / "test.tsv")]))
+    unseen = [doc for doc in test if doc.text not in trained]
+    answers = Model.load(tmp_path / "m.joblib").predict([doc.text for doc in unseen])
+    assert report["seen_in_training"] == len(test) - len(unseen) == 206
+    assert report["unseen_accuracy"] == np.mean([doc.label == label for doc, label in zip(unseen, answers)])
+    said = run(["eval", tmp_path / "m.joblib", tmp_path / "test.tsv"]).stdout.splitlines()
+    assert said[1] == ("206 of the 3,902 documents are in the model's training data (the same text): accuracy on the "
+                       f"other 3,696 {report['unseen_accuracy']:.4f}")
+    golden = Path(__file__).resolve().parent / "golden" / "models" / "default.joblib"
+    old = json.loads(run(["eval", golden, tmp_path / "test.tsv", "--format", "json"]).stdout)
+    assert "seen_in_training" not in old and "unseen_accuracy" not in old
+
+
 def test_mcnemar_p_by_hand_and_against_scipy():
     """The benchmark's paired p-value: by hand (three documents only one side gets right, all
     on one side: 2 x 1/8), no split at all is no evidence, and over a grid it is scipy's

@@ -684,6 +684,7 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     learned = _payload_counts(model)
     assert learned["n_terms"] > before["n_terms"]  # new words grew the vocabulary
     assert learned["class_docs"].tolist() == [HAM + 20, SPAM + 20]
+    assert len(Model.load(model).texts) == HAM + SPAM + 40  # for eval to tell what it was taught
     run(["learn", model, "--unlearn", "--spam", *spam[:5]])
     said = run(["info", model]).stdout.splitlines()
     assert said[0].startswith(f"{model}: complement Naive Bayes on {HAM + SPAM + 35:,} documents, ")

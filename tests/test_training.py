@@ -9,6 +9,7 @@ import pytest
 
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
+from nbtext.readers.report import text_digest
 
 from .conftest import TICKETS, assert_same_counts, corpus_path, run
 
@@ -94,6 +95,7 @@ def test_update_equals_training_on_everything(sms_halves, tmp_path):
     grown = Model.load(tmp_path / "grown")
     assert len(grown.terms) > len(small.terms)
     assert_same_model(grown, Model.load(tmp_path / "all"))
+    assert len(small.texts) == 2787 and grown.texts.tobytes() == Model.load(tmp_path / "all").texts.tobytes()
 
 
 def test_an_update_that_reads_nothing_fails_and_keeps_the_model(tmp_path):
@@ -144,6 +146,11 @@ def test_a_merged_model_was_trained_on_every_part_s_data(sms_halves, tmp_path):
     said = run(["info", tmp_path / "merged"]).stdout.splitlines()
     assert said[-2] == f"trained on: {d / 'a.tsv'}, {d / 'b.tsv'}"
     assert not any(line.startswith("held out") for line in said) and "--test-split" not in said[-1]
+    # The texts trained on: a's 2,230 (its held-out 557 are not), then b's 2,787.
+    part, merged = Model.load(tmp_path / "a"), Model.load(tmp_path / "merged")
+    assert len(part.texts) == 2230 and len(merged.texts) == 2230 + 2787
+    a_texts = [doc.text for doc in LabelledCorpus([str(d / "a.tsv")])]
+    assert np.isin(part.texts, [text_digest(text) for text in a_texts]).all()
 
 
 def test_merge_names_the_classes_not_in_every_model(sms_halves, tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import codecs
-import hashlib
+import functools
 import re
 import shlex
 from array import array
@@ -187,7 +187,16 @@ def text_digest(text: str) -> int:
     >>> text_digest("free cash now") == text_digest("free cash now") != text_digest("free cash now!")
     True
     """
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+    return int.from_bytes(_blake2b()(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+@functools.cache
+def _blake2b():
+    """hashlib's BLAKE2b, imported when first used: hashlib loads OpenSSL, 3 ms of every cold
+    predict, which hashes nothing."""
+    from hashlib import blake2b
+
+    return blake2b
 
 
 #: Each label's digest, which a text's is combined with: a few labels, read many times.
