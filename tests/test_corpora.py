@@ -88,7 +88,7 @@ def test_the_read_report_counts_repeated_texts_as_the_corpus_notes_do(jobs, tmp_
 
 
 @pytest.mark.parametrize("name", ["sms-spam", "enron-spam", "spamassassin-2003", "20news-bydate"])
-def test_repeated_texts_of_every_corpus_the_notes_count(name):
+def test_repeated_texts_of_the_other_corpora_as_their_notes_count(name):
     """The corpus notes' counts of exact copies: SMS 403 texts repeated; enron1..6 178, 33,
     238, 149, 63 and 11 extra copies, none across ham and spam; none in SpamAssassin (whose
     file names hold each message's MD5) or in either split of 20news."""

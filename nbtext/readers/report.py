@@ -127,8 +127,9 @@ class ReadReport:
         import numpy as np
 
         texts = np.frombuffer(self.texts, dtype=np.uint64)
-        labelled, first = np.unique(np.frombuffer(self.labelled_texts, dtype=np.uint64), return_index=True)
-        _, labels = np.unique(texts[first], return_counts=True)  # the labels of each text
+        # One document of each (text, label) pair, then how many labels each text has.
+        _, first = np.unique(np.frombuffer(self.labelled_texts, dtype=np.uint64), return_index=True)
+        _, labels = np.unique(texts[first], return_counts=True)
         return len(texts) - len(np.unique(texts)), int((labels > 1).sum())
 
     def skip(self, reason: str, source: str) -> None:
