@@ -687,7 +687,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             model = training.train(documents, analyzer=analyzer, settings=settings, summary=summary, jobs=jobs,
                                    **weighting)
         else:
-            model, held = _train_held_out(list(documents), test_split, seed, analyzer, weighting, settings, summary)
+            model, held = _train_held_out(list(documents), corpus.report, test_split, seed, analyzer, weighting,
+                                          settings, summary)
         seconds = time.perf_counter() - started
     if base is not None:
         model.texts = with_texts(base.texts, corpus.report.texts)
@@ -732,10 +733,14 @@ def _train_on_cluster(address, corpus, analyzer, weighting, settings, summary, a
                                 on_shard=advance, **weighting)
 
 
-def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, summary):
+def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting, settings, summary):
+    """A model of all but a stratified ``fraction`` of ``documents``, scored on that part; the
+    model's texts are the kept documents' digests, which ``read_report`` took as they were read
+    (in this process, in order)."""
+    import numpy as np
+
     from .metrics import evaluate
     from .model import trained_texts
-    from .readers.report import text_digest
     from .training import train as train_model
     from .tuning import held_out
 
@@ -743,7 +748,7 @@ def _train_held_out(documents, fraction, seed, analyzer, weighting, settings, su
     kept = [doc for doc, out in zip(documents, mask) if not out]
     test = [doc for doc, out in zip(documents, mask) if out]
     model = train_model(kept, analyzer=analyzer, settings=settings, summary=summary, **weighting)
-    model.texts = trained_texts(text_digest(doc.text) for doc in kept)
+    model.texts = trained_texts(np.array(read_report.texts, dtype=np.uint64)[~mask])
     report = evaluate([d.label for d in test], model.predict_log_proba([d.text for d in test]), model.classes)
     model.summary["held_out"] = {"fraction": fraction, "seed": seed, "accuracy": report["accuracy"],
                                  "macro_f1": report["macro_f1"], "n_documents": report["n_documents"]}
@@ -915,23 +920,21 @@ def _write_errors(path: str, lines: list[str]) -> None:
 def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: list[str] | None = None,
                      explain: int | None = None) -> dict[str, Any]:
     """The evaluation of ``model`` on labelled ``documents``, with ``spam_filter``'s verdicts
-    where it is one; the documents in which it knows no word go into ``read_report``, and
-    into ``errors`` (where given) a line for each document it labels wrongly, with the
-    ``explain`` words that most made it so."""
+    where it is one; the documents in which it knows no word go into ``read_report`` (the
+    report of the reading that yields ``documents``, whose digests of their texts tell which
+    the model was trained on), and into ``errors`` (where given) a line for each document it
+    labels wrongly, with the ``explain`` words that most made it so."""
     import itertools
 
     import numpy as np
 
     from .metrics import evaluate
-    from .readers.report import text_digest, without_known_words
+    from .readers.report import without_known_words
 
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
-    digests: list[int] = []
     stream = iter(documents)
     while batch := list(itertools.islice(stream, 1000)):
-        if model.texts is not None:
-            digests += [text_digest(doc.text) for doc in batch]
         blocks.append(model.predict_log_proba([doc.text for doc in batch]))
         read_report.no_known_word += without_known_words(batch, model.scored_as_empty(blocks[-1]))
         y_true += [doc.label for doc in batch]
@@ -942,7 +945,8 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
     log_proba = np.vstack(blocks)
     report = evaluate(y_true, log_proba, model.classes)
     if model.texts is not None:  # documents the model was trained on score better than new ones
-        seen = np.isin(np.array(digests, dtype=np.uint64), model.texts)
+        # The read report took each document's digest as it was read, here and in order.
+        seen = np.isin(np.array(read_report.texts, dtype=np.uint64), model.texts)
         right = np.array(model.classes, dtype=object)[np.argmax(log_proba, axis=1)] == np.array(y_true, dtype=object)
         report["seen_in_training"] = int(seen.sum())
         report["unseen_accuracy"] = float(right[~seen].mean()) if not seen.all() else None
@@ -1570,7 +1574,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
             raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each with "
                             "the option it was learned with") from None
         _count_learned(updated.summary, [labels[kind] for kind in groups], documents, unlearn)
-        updated.texts = with_texts(model.texts, (text_digest(doc.text) for doc in documents), remove=unlearn)
+        updated.texts = with_texts(model.texts, [text_digest(doc.text) for doc in documents], remove=unlearn)
         updated.save(model_path)
     _print_read_report(report, verbose, "utf-8", always=False)
     verb = "unlearned" if unlearn else "learned"

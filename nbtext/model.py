@@ -482,22 +482,21 @@ def _texts_stored(texts: Any) -> np.ndarray | None:
     return texts
 
 
-def trained_texts(digests: Iterable[int]) -> np.ndarray:
-    """``Model.texts`` of documents with these ``text_digest``s (a read report's array of them
-    is taken as it is, not one number at a time)."""
-    if isinstance(digests, array):
-        return np.sort(np.frombuffer(digests, dtype=np.uint64))
-    return np.sort(np.fromiter(digests, dtype=np.uint64))
+def trained_texts(digests: Sequence[int] | np.ndarray | array) -> np.ndarray:
+    """``Model.texts`` of documents with these ``text_digest``s: a list, an array, or a read
+    report's array of them (copied whole, not one number at a time)."""
+    return np.sort(np.array(digests, dtype=np.uint64))
 
 
-def with_texts(texts: np.ndarray | None, digests: Iterable[int], *, remove: bool = False) -> np.ndarray | None:
+def with_texts(texts: np.ndarray | None, digests: Sequence[int] | np.ndarray | array, *,
+               remove: bool = False) -> np.ndarray | None:
     """``Model.texts`` with the documents of these digests added, or taken out (one each, as
     their counts are); None stays None: what the model was trained on before is not known."""
     if texts is None:
         return None
     change = trained_texts(digests)
     if not remove:
-        return np.sort(np.concatenate([texts, change]))
+        return trained_texts(np.concatenate([texts, change]))
     values, counts = np.unique(texts, return_counts=True)
     taken, times = np.unique(change, return_counts=True)
     at = np.searchsorted(values, taken)

@@ -17,7 +17,7 @@ from .analysis import Analyzer
 from .cores import available_cores, run_ahead
 from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
-from .model import Model
+from .model import Model, trained_texts
 from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, Reading
 from .readers.report import labels_of, plural
 from .vectorizing import Vectorizer, supports
@@ -215,7 +215,7 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
         merged.summary["learned"] = {label: n for label, n in learned.items() if n}
     texts = [model.texts for model in models]
     if all(part is not None for part in texts):
-        merged.texts = np.sort(np.concatenate(texts))
+        merged.texts = trained_texts(np.concatenate(texts))
     return merged
 
 

@@ -10,6 +10,7 @@ import pytest
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.readers.report import text_digest
+from nbtext.tuning import held_out
 
 from .conftest import TICKETS, assert_same_counts, corpus_path, run
 
@@ -151,6 +152,10 @@ def test_a_merged_model_was_trained_on_every_part_s_data(sms_halves, tmp_path):
     assert len(part.texts) == 2230 and len(merged.texts) == 2230 + 2787
     a_texts = [doc.text for doc in LabelledCorpus([str(d / "a.tsv")])]
     assert np.isin(part.texts, [text_digest(text) for text in a_texts]).all()
+    a_docs = list(LabelledCorpus([str(d / "a.tsv")]))
+    kept = [text_digest(doc.text) for doc, out in zip(a_docs, held_out([doc.label for doc in a_docs], 0.2, 0))
+            if not out]
+    assert part.texts.tolist() == sorted(kept)  # the very documents trained on, not any 2,230 of a's
 
 
 def test_merge_names_the_classes_not_in_every_model(sms_halves, tmp_path):
