@@ -851,9 +851,12 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
     probability is calibrated (a reliability table and the expected calibration error).
     For a spam filter MODEL, also its verdicts as `nbtext filter` gives them: the ham it
     calls spam, the spam it catches and the messages it leaves unsure, at its cut-offs or at
-    --spam-cutoff and --ham-cutoff. --format json prints one object with accuracy, macro_f1,
-    log_loss, ece, reliability, labels, per_class, confusion_matrix and n_documents (with
-    --cv: the mean and standard deviation over the folds), and for a filter, filter.
+    --spam-cutoff and --ham-cutoff. Documents scored by a model trained on their very text
+    (or with --cv, on a copy of it in another fold) are counted, with the accuracy on the
+    others. --format json prints one object with accuracy, macro_f1, log_loss, ece,
+    reliability, labels, per_class, confusion_matrix and n_documents (with --cv: the mean and
+    standard deviation over the folds), seen_in_training and unseen_accuracy, and for a
+    filter, filter.
 
     \b
     Example:
@@ -928,7 +931,7 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
 
     import numpy as np
 
-    from .metrics import evaluate
+    from .metrics import evaluate, right_answers, seen_and_unseen
     from .readers.report import without_known_words
 
     y_true: list[str] = []
@@ -947,9 +950,7 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
     if model.texts is not None:  # documents the model was trained on score better than new ones
         # The read report took each document's digest as it was read, here and in order.
         seen = np.isin(np.array(read_report.texts, dtype=np.uint64), model.texts)
-        right = np.array(model.classes, dtype=object)[np.argmax(log_proba, axis=1)] == np.array(y_true, dtype=object)
-        report["seen_in_training"] = int(seen.sum())
-        report["unseen_accuracy"] = float(right[~seen].mean()) if not seen.all() else None
+        report.update(seen_and_unseen(right_answers(y_true, log_proba, model.classes), seen))
     if spam_filter is not None:
         report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
                                               np.array(y_true) == spam_filter.label)
@@ -984,8 +985,11 @@ def _wrongly_labelled(model, batch, log_proba, explain: int | None = None) -> li
 
 
 def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
+    import numpy as np
+
     from . import render
-    from .tuning import cross_validate
+    from .metrics import seen_and_unseen
+    from .tuning import cross_validate, stratified_folds, tested_on_copies
 
     analyzer, weighting, settings = _setup(options)
     corpus, analyzer = _labelled_corpus(data, options, analyzer)
@@ -1007,7 +1011,12 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
         else:  # the whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest
             trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
                                    progress=advance)[0]
-    render.cv_report(trial.summary(), fmt, k=k, seed=seed)
+    # A fold that tests a document on a copy of its text in the others scores it better than a
+    # new one; the read report took each document's digest as it was read, in order.
+    seen = tested_on_copies(np.array(corpus.report.texts, dtype=np.uint64),
+                            stratified_folds([doc.label for doc in documents], k, seed))
+    render.cv_report({**trial.summary(), "n_documents": len(documents), **seen_and_unseen(trial.right, seen)}, fmt,
+                     k=k, seed=seed)
     if trial.termless_folds:
         click.echo(f"{trial.termless_folds} of {k} folds had no term left to train on (every one pruned, or no "
                    "words): they answered with the class priors alone, and train refuses such a model", err=True)

@@ -85,6 +85,21 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     }
 
 
+def right_answers(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+    """Whether each document's most probable class is its label, as ``evaluate``'s accuracy counts.
+
+    >>> right_answers(["a", "b", "c"], np.log([[0.9, 0.1], [0.7, 0.3], [0.5, 0.5]]), ["a", "b"]).tolist()
+    [True, False, False]
+    """
+    return np.asarray(classes, dtype=object)[np.argmax(log_proba, axis=1)] == np.asarray(y_true, dtype=object)
+
+
+def seen_and_unseen(right: np.ndarray, seen: np.ndarray) -> dict[str, Any]:
+    """How many documents were ``seen`` in training (the same text), and the accuracy on the
+    others, from each one's ``right`` answer: None where every one was seen."""
+    return {"seen_in_training": int(seen.sum()), "unseen_accuracy": None if seen.all() else float(right[~seen].mean())}
+
+
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     """top / bottom, with 0 where bottom is 0 (scikit-learn's zero_division=0)."""
     top = np.asarray(top, dtype=np.float64)

@@ -295,19 +295,21 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
     """The ``tuning.Trial`` of ``k``-fold cross-validation of the filter ``train_filter`` gives
     (``options`` are its): each fold is scored by the filter trained on the other folds,
     calibration and all, as ``nbtext eval`` scores a filter."""
-    from .metrics import evaluate
+    from .metrics import evaluate, right_answers
     from .readers.report import labels_of
     from .tuning import Trial, stratified_folds
 
     labels = labels_of(documents)
     fold_of = stratified_folds(labels, k, seed)
-    trial = Trial({"spam_label": label})
+    trial = Trial({"spam_label": label}, right=np.zeros(len(labels), dtype=bool))
     for f in range(k):
         held = np.flatnonzero(fold_of == f)
         model = train_filter([documents[i] for i in np.flatnonzero(fold_of != f)], analyzer=analyzer, label=label,
                              seed=seed, **options)
         log_proba = model.predict_log_proba([documents[i].text for i in held])
-        trial.reports.append(evaluate([labels[i] for i in held], log_proba, model.classes))
+        test_labels = [labels[i] for i in held]
+        trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+        trial.right[held] = right_answers(test_labels, log_proba, model.classes)
         if progress is not None:
             progress(1)
     return trial

@@ -28,7 +28,7 @@ import numpy as np
 from .analysis import ANALYZERS, TOKENS, Analyzer
 from .counting import DOC_NORMS, TF_MODES, ClassCounts, CountMatrix, FrozenCounts, count_features
 from .errors import DataError
-from .metrics import evaluate
+from .metrics import evaluate, right_answers
 from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
@@ -81,6 +81,19 @@ def stratified_folds(labels: Sequence[str], k: int, seed: int) -> np.ndarray:
     return fold
 
 
+def tested_on_copies(digests: np.ndarray, fold_of: np.ndarray) -> np.ndarray:
+    """Whether each document's text (its digest) is also that of a document in another fold:
+    one the model that scores it was trained on.
+
+    >>> tested_on_copies(np.array([7, 5, 7, 9, 9], dtype=np.uint64), np.array([0, 1, 1, 0, 0])).tolist()
+    [True, False, True, False, False]
+    """
+    pairs = np.unique(np.stack([np.asarray(digests, dtype=np.uint64), np.asarray(fold_of, dtype=np.uint64)], axis=1),
+                      axis=0)
+    texts, folds_of_text = np.unique(pairs[:, 0], return_counts=True)
+    return folds_of_text[np.searchsorted(texts, digests)] > 1
+
+
 def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
     """A stratified boolean mask of the documents held out for testing."""
     if not 0 < fraction < 1:
@@ -122,6 +135,9 @@ class Trial:
     #: Folds where the setting left no term to train on (all pruned, or no words): their model
     #: answered every document with the class priors.
     termless_folds: int = 0
+    #: Each document's answer where its fold was held out: whether its most probable class
+    #: was its label.
+    right: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @property
     def scores(self) -> list[float]:
@@ -261,7 +277,7 @@ def cross_validate(
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
     folds = stratified_folds(labels, k, seed)
-    trials = [Trial(dict(c), metric) for c in candidates]
+    trials = [Trial(dict(c), metric, right=np.zeros(len(labels), dtype=bool)) for c in candidates]
     base = base_analyzer or Analyzer()
     # Settings by analyzer, then by how documents are weighed: each analyzer's documents are
     # counted once, with the sums of every weighting its settings use, and let go before the
@@ -285,18 +301,19 @@ def cross_validate(
                                      also=also)
         for f in range(k):
             every = by_fold.without(f)  # every weighting's sums, regrouped at once
-            test_labels = [labels[i] for i in np.flatnonzero(folds == f)]
+            held = np.flatnonzero(folds == f)
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for (tf, doc_norm), group in weightings.items():
-                _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, test_labels, analyzer, progress)
+                _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, held, labels, analyzer, progress)
         del by_fold  # before the next analyzer's documents are counted
     return trials
 
 
-def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, test_labels: list[str],
-                analyzer: Analyzer, progress: Callable[[int], None] | None) -> None:
+def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, held: np.ndarray,
+                labels: Sequence[str], analyzer: Analyzer, progress: Callable[[int], None] | None) -> None:
     """Score the settings of ``group`` (one analyzer and weighting) on one fold: trained on
-    ``frozen``, tested on ``test_counts`` (raw counts over its terms)."""
+    ``frozen``, tested on ``test_counts`` (raw counts over its terms), the documents ``held``."""
+    test_labels = [labels[i] for i in held]
     settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                 for trial in group]
     # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
@@ -318,6 +335,7 @@ def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatr
             trial.termless_folds += model.core.n_features_in_ == 0
             log_proba = test.predict_log_proba(model.core)
             trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+            trial.right[held] = right_answers(test_labels, log_proba, model.classes)
             trial.seconds += time.perf_counter() - started + share
             if progress is not None:
                 progress(1)

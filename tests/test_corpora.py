@@ -135,6 +135,50 @@ def test_eval_tells_the_documents_the_model_was_trained_on(tmp_path):
     assert "seen_in_training" not in old and "unseen_accuracy" not in old
 
 
+@pytest.mark.parametrize("name", ["sms-spam", "enron1"])
+def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_path):
+    """`eval --cv` counts the documents whose fold was scored by a model trained on their
+    text (a copy in another fold), and the accuracy on the others: what training each fold
+    with `nbtext train` and evaluating it with `nbtext eval` says, pooled over the folds. SMS
+    spam is a plain model's cross-validation, enron1 read as mail a filter's."""
+    from nbtext.tuning import stratified_folds
+
+    if name == "sms-spam":
+        lines = (corpus_path(name) / "SMSSpamCollection").read_bytes().splitlines(keepends=True)
+        items: list = [(line.split(b"\t", 1)[0].decode(), line) for line in lines]
+        data, options = tmp_path / "all.tsv", []
+        data.write_bytes(b"".join(lines))
+    else:
+        data, options = corpus_path("enron-spam") / name, ["--input-format", "email"]
+        items = [(label.name, path) for label in sorted(data.iterdir()) for path in sorted(label.iterdir())]
+    cv = json.loads(run(["eval", "--cv", "5", data, *options, "--format", "json"]).stdout)
+    fold_of = stratified_folds([label for label, _ in items], 5, seed=0)
+    seen = right = 0
+    for f in range(5):
+        parts = []
+        for side, chosen in (("train", fold_of != f), ("test", fold_of == f)):
+            if name == "sms-spam":
+                parts.append(tmp_path / f"{side}{f}.tsv")
+                parts[-1].write_bytes(b"".join(line for (_, line), keep in zip(items, chosen) if keep))
+            else:
+                parts.append(tmp_path / f"{side}{f}")
+                for n, ((label, path), keep) in enumerate(zip(items, chosen)):
+                    if keep:
+                        (parts[-1] / label).mkdir(parents=True, exist_ok=True)
+                        (parts[-1] / label / f"{n:05d}").symlink_to(path)
+        run(["train", parts[0], *options, "-o", tmp_path / f"m{f}"])
+        report = json.loads(run(["eval", tmp_path / f"m{f}", parts[1], "--format", "json"]).stdout)
+        seen += report["seen_in_training"]
+        right += report["unseen_accuracy"] * (report["n_documents"] - report["seen_in_training"])
+    assert cv["n_documents"] == len(items)
+    assert cv["seen_in_training"] == seen == {"sms-spam": 592, "enron1": 265}[name]
+    assert cv["unseen_accuracy"] == pytest.approx(right / (len(items) - seen), abs=1e-12)
+    said = run(["eval", "--cv", "5", data, *options]).stdout.splitlines()
+    assert said[1] == (f"{seen:,} of the {len(items):,} documents were scored by a model trained on the same text (a "
+                       f"copy in another fold): accuracy on the other {len(items) - seen:,} "
+                       f"{cv['unseen_accuracy']:.4f}")
+
+
 def test_mcnemar_p_by_hand_and_against_scipy():
     """The benchmark's paired p-value: by hand (three documents only one side gets right, all
     on one side: 2 x 1/8), no split at all is no evidence, and over a grid it is scipy's
