@@ -202,17 +202,21 @@ def main() -> None:
     for name in (args.corpora.split(",") if args.corpora else PROTOCOLS):
         scores: dict[str, list[np.ndarray]] = {key: [] for key in runners}
         started = time.perf_counter()
+        seen = 0  # test documents whose text the fold trains on: both sides score them alike
         for fold in folds(name, limit=args.folds):
             with tempfile.TemporaryDirectory() as scratch:
                 train_arg, test_arg = fold.write(Path(scratch))
                 train_docs, test_docs = (read_documents(arg, args.input_format, headers)
                                          for arg in (train_arg, test_arg))
+            trained_on = {doc.text for doc in train_docs}
+            seen += sum(doc.text in trained_on for doc in test_docs)
             for key, runner in runners.items():
                 scores[key].append(runner(train_docs, test_docs))
         figures = [f"{statistics.mean(float(right.mean()) for right in v):.4f}" for v in scores.values()]
         print(f"| {name} | {PROTOCOLS[name]} | {len(scores['nbtext default'])} | " + " | ".join(figures)
               + f" | {PUBLISHED.get(name, '')} |", flush=True)
-        print(f"  ({name}: {time.perf_counter() - started:.0f}s)", file=sys.stderr)
+        print(f"  ({name}: {time.perf_counter() - started:.0f}s; {seen:,} test documents with a text their fold "
+              "trains on)", file=sys.stderr)
         paired += [(name, ours, theirs, np.concatenate(scores[ours]), np.concatenate(scores[theirs]))
                    for ours, theirs in PAIRS if ours in scores and theirs in scores]
     print_paired(paired)

@@ -196,11 +196,13 @@ def test_mcnemar_p_by_hand_and_against_scipy():
 
 def test_the_accuracy_benchmark_pairs_the_documents_its_figures_count():
     """On SMS spam, the paired table's split of the documents only one side gets right is the
-    difference of the two accuracies the first table prints, document for document."""
+    difference of the two accuracies the first table prints, document for document; stderr
+    counts the test messages whose text the training part holds, as eval does (206)."""
     corpus_path("sms-spam")
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "accuracy.py"
-    out = subprocess.run([sys.executable, script, "--corpora", "sms-spam"], capture_output=True, text=True,
-                         check=True).stdout
+    done = subprocess.run([sys.executable, script, "--corpora", "sms-spam"], capture_output=True, text=True, check=True)
+    out = done.stdout
+    assert done.stderr.splitlines()[-1].endswith("s; 206 test documents with a text their fold trains on)")
     figures, paired = (table.splitlines()[2].strip("| ").split(" | ") for table in out.split("\n\n"))
     ours, theirs = float(figures[3]), float(figures[4])
     assert paired[:3] == ["sms-spam", "nbtext default", "sklearn default"]
