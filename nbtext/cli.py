@@ -985,11 +985,8 @@ def _wrongly_labelled(model, batch, log_proba, explain: int | None = None) -> li
 
 
 def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
-    import numpy as np
-
     from . import render
-    from .metrics import seen_and_unseen
-    from .tuning import cross_validate, stratified_folds, tested_on_copies
+    from .tuning import cross_validate
 
     analyzer, weighting, settings = _setup(options)
     corpus, analyzer = _labelled_corpus(data, options, analyzer)
@@ -1011,15 +1008,24 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
         else:  # the whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest
             trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
                                    progress=advance)[0]
-    # A fold that tests a document on a copy of its text in the others scores it better than a
-    # new one; the read report took each document's digest as it was read, in order.
-    seen = tested_on_copies(np.array(corpus.report.texts, dtype=np.uint64),
-                            stratified_folds([doc.label for doc in documents], k, seed))
-    render.cv_report({**trial.summary(), "n_documents": len(documents), **seen_and_unseen(trial.right, seen)}, fmt,
-                     k=k, seed=seed)
+    render.cv_report({**trial.summary(), **_copies_in_folds(trial, corpus, documents, k, seed)}, fmt, k=k, seed=seed)
     if trial.termless_folds:
         click.echo(f"{trial.termless_folds} of {k} folds had no term left to train on (every one pruned, or no "
                    "words): they answered with the class priors alone, and train refuses such a model", err=True)
+
+
+def _copies_in_folds(trial, corpus, documents, k: int, seed: int) -> dict[str, Any]:
+    """How many documents ``trial``'s folds scored by a model trained on a copy of their text
+    (in another fold), which scores better than a new one would, and its accuracy on the
+    others; the read report took each document's digest as it was read, in order."""
+    import numpy as np
+
+    from .metrics import seen_and_unseen
+    from .tuning import stratified_folds, tested_on_copies
+
+    seen = tested_on_copies(np.array(corpus.report.texts, dtype=np.uint64),
+                            stratified_folds([doc.label for doc in documents], k, seed))
+    return {"n_documents": len(documents), **seen_and_unseen(trial.right, seen)}
 
 
 @cli.command()
@@ -1041,7 +1047,9 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
     are analyzed and counted once per analyzer, every weighting's sums in one pass). The best
-    setting is then trained on all of DATA and written to MODEL. The default grid covers
+    setting is then trained on all of DATA and written to MODEL, and stderr's last line is
+    the nbtext train command that makes the same model, every option spelled out (where the
+    grid is silent, the search's defaults are not train's). The default grid covers
     variant x alpha x Rennie's transforms x min_df on uni+bigrams of words of two or more
     letters (128 settings), the search README's tuned figures measure; "tokens": ["words",
     "all-words"] in --grid also tries train's default tokens, which keep one-letter words.
@@ -1081,13 +1089,18 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
                                    "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
     model.texts = trained_texts(corpus.report.texts)
     model.save(output)
-    click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f}: {render.describe(trials[0].settings)}"
-               f" -> {output}", err=True)
+    click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f} -> {output}", err=True)
+    copies = _copies_in_folds(trials[0], corpus, documents, cv, seed)
+    if copies["seen_in_training"]:  # they flatter every setting, most those that learn a text by heart
+        click.echo(f"best setting: {render.seen_line(copies, render.SCORED_ON_COPIES)}", err=True)
+    # Every setting spelled out: where the grid is silent, the search's defaults (and a
+    # filter's) are not train's.
+    command = f"nbtext train DATA {render.describe(render.train_options(model))}"
     if _makes_a_filter(corpus, model.classes):
-        # Every setting spelled out: where the grid is silent, a filter's defaults are not the search's.
         click.echo(f"{output} is a plain model, not a spam filter (no calibration, no cut-offs); for nbtext filter, "
-                   f"train one with these settings: nbtext train DATA {render.describe(render.train_options(model))} "
-                   "-o filter.joblib", err=True)
+                   f"train one with these settings: {command} -o filter.joblib", err=True)
+    else:
+        click.echo(f"the same model: {command} -o MODEL", err=True)
 
 
 def _grid(spec: str | None) -> dict[str, list[Any]]:

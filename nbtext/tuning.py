@@ -51,6 +51,7 @@ DEFAULT_GRID: dict[str, list[Any]] = {
     "variant": ["complement", "multinomial"],
     "alpha": [0.03, 0.1, 0.3, 1.0],
     "ngram_range": [(1, 2)],
+    "tokens": ["words"],  # the Analyzer's default, not train's: spelled out, as train must be told it
     "tf": ["binary", "log"],
     "doc_norm": [None, "l2"],
     "idf": [False, True],

@@ -1127,14 +1127,47 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
     assert f"--tokens {Model.load(tmp_path / 't').analyzer.tokens}" in board[0]
 
 
+@pytest.mark.parametrize("grid", [None, '{"alpha": [0.1, 1]}'])
+def test_tune_ends_with_the_train_command_that_makes_its_model(sms, tmp_path, grid):
+    """tune's last line is the `nbtext train` command that gives the model it saved, every
+    option spelled out: where the grid is silent (here tf, n-grams and tokens), the search's
+    defaults are not train's, and the leaderboard shows only the grid's settings. Run on SMS
+    spam, it makes the same model."""
+    import shlex
+
+    from .test_training import assert_same_model
+
+    searched = ["--grid", grid] if grid else []
+    lines = run(["tune", sms / "train.tsv", "-o", tmp_path / "tuned", *searched]).stderr.splitlines()
+    assert lines[-1].startswith("the same model: nbtext train DATA ") and lines[-1].endswith(" -o MODEL")
+    command = shlex.split(lines[-1].split(": ", 1)[1].replace("DATA", str(sms / "train.tsv")))
+    run([*command[1:-1], tmp_path / "trained"])
+    tuned, trained = Model.load(tmp_path / "tuned"), Model.load(tmp_path / "trained")
+    assert_same_model(tuned, trained)
+    assert tuned.analyzer.tokens == "words" and "--tokens words" in lines[-1]
+    if grid:  # silent on tf: the search counts raw, where train's default is log
+        assert tuned.counts.tf == "raw" and "--tf raw" in lines[-1]
+        # The training part of SMS spam holds copies: the best setting's folds scored some
+        # messages on them, as eval --cv of its options over the same folds says.
+        copies = [line for line in lines if line.startswith("best setting: ")]
+        again = run(["eval", "--cv", "3", *command[2:-2]]).stdout.splitlines()
+        assert copies == [f"best setting: {again[1]}"]
+        assert again[1].startswith("69 of the 1,672 documents were scored by a model trained on the same text")
+    else:  # the default grid names every setting train's defaults would change, tokens too
+        leader = run(["tune", sms / "train.tsv", "-o", tmp_path / "again", "--format", "json"]).stdout
+        run(["train", sms / "train.tsv", *shlex.split(json.loads(leader)[0]["options"]), "-o", tmp_path / "pasted"])
+        assert_same_model(tuned, Model.load(tmp_path / "pasted"))
+
+
 def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
     """README's 20news and SpamAssassin rows tuned over examples/tune-joined.json are the
     default search plus joined tokens; the file must not drift from the default grid."""
     from nbtext.tuning import DEFAULT_GRID, read_grid
 
     grid = read_grid(str(REPO / "examples" / "tune-joined.json"))
-    assert grid.pop("tokens") == ["words", "joined"]
-    assert grid == DEFAULT_GRID
+    assert grid["tokens"] == ["words", "joined"]
+    assert grid == {**DEFAULT_GRID, "tokens": ["words", "joined"]}
+    assert list(grid) == list(DEFAULT_GRID)  # the leaderboard's options in the same order
 
 
 def test_the_model_is_never_written_over_the_data(sms, tmp_path):
