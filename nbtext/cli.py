@@ -1008,24 +1008,11 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
         else:  # the whole analyzer (n-grams, tokens, headers, hashing) is the base; the candidate adds the rest
             trial = cross_validate(documents, [{**settings, **weighting}], k=k, seed=seed, base_analyzer=analyzer,
                                    progress=advance)[0]
-    render.cv_report({**trial.summary(), **_copies_in_folds(trial, corpus, documents, k, seed)}, fmt, k=k, seed=seed)
+    # The read report took each document's digest as it was read, in order.
+    render.cv_report({**trial.summary(), **trial.on_copies(corpus.report.texts)}, fmt, k=k, seed=seed)
     if trial.termless_folds:
         click.echo(f"{trial.termless_folds} of {k} folds had no term left to train on (every one pruned, or no "
                    "words): they answered with the class priors alone, and train refuses such a model", err=True)
-
-
-def _copies_in_folds(trial, corpus, documents, k: int, seed: int) -> dict[str, Any]:
-    """How many documents ``trial``'s folds scored by a model trained on a copy of their text
-    (in another fold), which scores better than a new one would, and its accuracy on the
-    others; the read report took each document's digest as it was read, in order."""
-    import numpy as np
-
-    from .metrics import seen_and_unseen
-    from .tuning import stratified_folds, tested_on_copies
-
-    seen = tested_on_copies(np.array(corpus.report.texts, dtype=np.uint64),
-                            stratified_folds([doc.label for doc in documents], k, seed))
-    return {"n_documents": len(documents), **seen_and_unseen(trial.right, seen)}
 
 
 @cli.command()
@@ -1090,9 +1077,9 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     model.texts = trained_texts(corpus.report.texts)
     model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f} -> {output}", err=True)
-    copies = _copies_in_folds(trials[0], corpus, documents, cv, seed)
+    copies = trials[0].on_copies(corpus.report.texts)
     if copies["seen_in_training"]:  # they flatter every setting, most those that learn a text by heart
-        click.echo(f"best setting: {render.seen_line(copies, render.SCORED_ON_COPIES)}", err=True)
+        click.echo(f"best setting: {render.copies_line(copies)}", err=True)
     # Every setting spelled out: where the grid is silent, the search's defaults (and a
     # filter's) are not train's.
     command = f"nbtext train DATA {render.describe(render.train_options(model))}"

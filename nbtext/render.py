@@ -248,7 +248,7 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
     out.print(f"accuracy {report['accuracy']:.4f}   macro F1 {report['macro_f1']:.4f}   "
               f"log loss {loss_text}   documents {report['n_documents']:,}", soft_wrap=True)
     if report.get("seen_in_training"):
-        out.print(seen_line(report, "are in the model's training data (the same text)"), soft_wrap=True)
+        out.print(_seen_line(report, "are in the model's training data (the same text)"), soft_wrap=True)
     if report["n_unknown_label"]:
         unknown = report["n_unknown_label"]
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())
@@ -312,14 +312,15 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
                          for key, name in (("accuracy", "accuracy"), ("macro_f1", "macro F1"), ("log_loss", "log loss")))
     print(f"{figures}   ({k}-fold stratified, seed {seed})", file=file)
     if summary.get("seen_in_training"):
-        print(seen_line(summary, SCORED_ON_COPIES), file=file)
+        print(copies_line(summary), file=file)
 
 
-#: What ``seen_line`` says of the documents a cross-validation scored on a copy of their text.
-SCORED_ON_COPIES = "were scored by a model trained on the same text (a copy in another fold)"
+def copies_line(summary: dict[str, Any]) -> str:
+    """How many documents a cross-validation's folds scored on a copy of their text, and the accuracy on the others."""
+    return _seen_line(summary, "were scored by a model trained on the same text (a copy in another fold)")
 
 
-def seen_line(report: dict[str, Any], were: str) -> str:
+def _seen_line(report: dict[str, Any], were: str) -> str:
     """How many documents were scored by a model trained on their text, and the accuracy on the others."""
     seen, unseen = report["seen_in_training"], report["n_documents"] - report["seen_in_training"]
     rest = f": accuracy on the other {unseen:,} {report['unseen_accuracy']:.4f}" if unseen else ""

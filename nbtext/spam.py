@@ -301,7 +301,7 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
 
     labels = labels_of(documents)
     fold_of = stratified_folds(labels, k, seed)
-    trial = Trial({"spam_label": label}, right=np.zeros(len(labels), dtype=bool))
+    trial = Trial({"spam_label": label}, folds=fold_of, right=np.zeros(len(labels), dtype=bool))
     for f in range(k):
         held = np.flatnonzero(fold_of == f)
         model = train_filter([documents[i] for i in np.flatnonzero(fold_of != f)], analyzer=analyzer, label=label,

@@ -28,7 +28,7 @@ import numpy as np
 from .analysis import ANALYZERS, TOKENS, Analyzer
 from .counting import DOC_NORMS, TF_MODES, ClassCounts, CountMatrix, FrozenCounts, count_features
 from .errors import DataError
-from .metrics import evaluate, right_answers
+from .metrics import evaluate, right_answers, seen_and_unseen
 from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
@@ -136,8 +136,9 @@ class Trial:
     #: Folds where the setting left no term to train on (all pruned, or no words): their model
     #: answered every document with the class priors.
     termless_folds: int = 0
-    #: Each document's answer where its fold was held out: whether its most probable class
-    #: was its label.
+    #: The fold of each document, and its answer where that fold was held out: whether its
+    #: most probable class was its label.
+    folds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     right: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @property
@@ -159,6 +160,13 @@ class Trial:
             values = [report[name] for report in self.reports]
             out[name] = {"mean": statistics.mean(values), "std": statistics.pstdev(values)}
         return out
+
+    def on_copies(self, digests: Sequence[int] | np.ndarray) -> dict[str, Any]:
+        """How many documents (of these text digests, in order) a fold scored by a model
+        trained on a copy of their text in another fold, which flatters them, and the
+        accuracy on the others (``metrics.seen_and_unseen``), with the number of documents."""
+        seen = tested_on_copies(np.asarray(digests, dtype=np.uint64), self.folds)
+        return {"n_documents": len(self.right), **seen_and_unseen(self.right, seen)}
 
 
 #: Keys a grid may hold: DEFAULT_GRID's and the other model and analyzer settings.
@@ -278,7 +286,7 @@ def cross_validate(
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
     folds = stratified_folds(labels, k, seed)
-    trials = [Trial(dict(c), metric, right=np.zeros(len(labels), dtype=bool)) for c in candidates]
+    trials = [Trial(dict(c), metric, folds=folds, right=np.zeros(len(labels), dtype=bool)) for c in candidates]
     base = base_analyzer or Analyzer()
     # Settings by analyzer, then by how documents are weighed: each analyzer's documents are
     # counted once, with the sums of every weighting its settings use, and let go before the
@@ -303,18 +311,19 @@ def cross_validate(
         for f in range(k):
             every = by_fold.without(f)  # every weighting's sums, regrouped at once
             held = np.flatnonzero(folds == f)
+            test_labels = [labels[i] for i in held]
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for (tf, doc_norm), group in weightings.items():
-                _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, held, labels, analyzer, progress)
+                _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, held, test_labels, analyzer,
+                            progress)
         del by_fold  # before the next analyzer's documents are counted
     return trials
 
 
 def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, held: np.ndarray,
-                labels: Sequence[str], analyzer: Analyzer, progress: Callable[[int], None] | None) -> None:
+                test_labels: list[str], analyzer: Analyzer, progress: Callable[[int], None] | None) -> None:
     """Score the settings of ``group`` (one analyzer and weighting) on one fold: trained on
     ``frozen``, tested on ``test_counts`` (raw counts over its terms), the documents ``held``."""
-    test_labels = [labels[i] for i in held]
     settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
                 for trial in group]
     # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
