@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -426,6 +427,18 @@ def test_every_command_has_help_with_an_example_and_is_in_readme():
         help_text = run([name, "-h"]).stdout
         assert "Example:" in help_text and f"nbtext {name} " in help_text, name
         assert f"## `nbtext {name}`" in readme, f"README has no section for {name}"
+
+
+def test_readmes_contents_link_every_section_and_only_real_ones():
+    """A renamed heading breaks the links to it: each #anchor in README is a heading's GitHub
+    anchor, and the contents at the top reach every section."""
+    readme = (REPO / "README.md").read_text()
+    headings = re.findall(r"^(#{2,3}) (.+)$", readme, re.MULTILINE)
+    anchor = {text: re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-") for _, text in headings}
+    linked = re.findall(r"\]\(#([^)]+)\)", readme)
+    assert sorted(set(linked) - set(anchor.values())) == []
+    contents = readme.split("## ", 1)[0].split("Contents:", 1)[1]
+    assert [text for level, text in headings if level == "##" and f"(#{anchor[text]})" not in contents] == []
 
 
 def test_readmes_library_example_prints_what_its_comments_say(tmp_path):
