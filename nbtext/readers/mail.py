@@ -256,14 +256,29 @@ def header_tokens(name: str, values: Sequence[object], charset: str | None = Non
         text, _ = _header_text(value, charset)  # header tokens are extra evidence; the Subject counts replacements
         tokens += [prefix + word.lower() for word in _HEADER_TOKEN.findall(text)]
         if name.lower() in ("from", "to", "cc", "reply-to", "sender"):
-            import email.utils
-
-            for _, address in email.utils.getaddresses([text]):
+            for _, address in _lenient_addresses(text):
                 if "@" in address:
                     domain = address.rsplit("@", 1)[1].lower()
                     tokens.append(prefix + "_".join(_HEADER_TOKEN.findall(domain)))
                     tokens.append(prefix + "_".join(_HEADER_TOKEN.findall(address.lower())))
     return sorted(set(tokens))
+
+
+def _lenient_addresses(text: str) -> list[tuple[str, str]]:
+    """The (name, address) pairs of an address header, parsed as leniently on every Python.
+
+    Python 3.13, and the security releases of 3.10 to 3.12 since September 2024, reject a
+    malformed header whole by default (``('', '')``); the lenient parser they keep reads
+    ``To: <C:`Bulk.Adz...@dogma.slashnull.org>`` as older Pythons do. Malformed addresses
+    are common in spam and tell it apart, and a model must see the same tokens in a message
+    on whichever Python trains it or scores it.
+    """
+    import email.utils
+
+    try:
+        return email.utils.getaddresses([text], strict=False)
+    except TypeError:  # a Python from before the strict parser: it parses leniently anyway
+        return email.utils.getaddresses([text])
 
 
 def _header_text(value: Any, charset: str | None = None) -> tuple[str, bool]:
