@@ -256,7 +256,7 @@ def header_tokens(name: str, values: Sequence[object], charset: str | None = Non
         text, _ = _header_text(value, charset)  # header tokens are extra evidence; the Subject counts replacements
         tokens += [prefix + word.lower() for word in _HEADER_TOKEN.findall(text)]
         if name.lower() in ("from", "to", "cc", "reply-to", "sender"):
-            for _, address in _lenient_addresses(text):
+            for _, address in _lenient_addresses()([text]):
                 if "@" in address:
                     domain = address.rsplit("@", 1)[1].lower()
                     tokens.append(prefix + "_".join(_HEADER_TOKEN.findall(domain)))
@@ -264,8 +264,9 @@ def header_tokens(name: str, values: Sequence[object], charset: str | None = Non
     return sorted(set(tokens))
 
 
-def _lenient_addresses(text: str) -> list[tuple[str, str]]:
-    """The (name, address) pairs of an address header, parsed as leniently on every Python.
+@functools.cache
+def _lenient_addresses() -> Callable[[list[str]], list[tuple[str, str]]]:
+    """``email.utils.getaddresses``, parsing as leniently on every Python (asked once).
 
     Python 3.13, and the security releases of 3.10 to 3.12 since September 2024, reject a
     malformed header whole by default (``('', '')``); the lenient parser they keep reads
@@ -276,9 +277,10 @@ def _lenient_addresses(text: str) -> list[tuple[str, str]]:
     import email.utils
 
     try:
-        return email.utils.getaddresses([text], strict=False)
+        email.utils.getaddresses([], strict=False)
     except TypeError:  # a Python from before the strict parser: it parses leniently anyway
-        return email.utils.getaddresses([text])
+        return email.utils.getaddresses
+    return functools.partial(email.utils.getaddresses, strict=False)
 
 
 def _header_text(value: Any, charset: str | None = None) -> tuple[str, bool]:
