@@ -358,11 +358,12 @@ def _print_read_report(report, verbose: bool, encoding: str, *, always: bool = T
         click.echo("\n".join(lines), err=True)
 
 
-def _print_classes(report) -> None:
+def _print_classes(report, folds: int) -> None:
     """The classes read and their sizes, on one line: a search or a cross-validation shows no
     model summary, and a folder given one level too high (parts, or train/ and test/) shows here.
-    Then the classes of one document: the fold that tests it trains without it. Nothing where
-    no document was read: the cross-validation says so."""
+    Then the classes of one document: the fold that tests it trains without it; and those of
+    fewer documents than folds, which some folds do not test. Nothing where no document was
+    read: the cross-validation says so."""
     from .render import tsv_field
 
     counts = sorted(report.labels.items())
@@ -374,6 +375,12 @@ def _print_classes(report) -> None:
     if single and len(counts) > 1:
         click.echo(f"one document only in {', '.join(single)}: the fold that tests it trains without its class, "
                    "so counts it wrong", err=True)
+    few = [(label, n) for label, n in counts if 1 < n < folds]
+    if few:
+        named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in few)
+        click.echo(f"fewer documents than the {folds} folds in {named}: some folds test none of "
+                   f"{'them' if len(few) > 1 else 'it'} (--cv {min(n for _, n in few)} tests every class in every "
+                   "fold)", err=True)
 
 
 @contextlib.contextmanager
@@ -992,7 +999,7 @@ def _cross_validate(data, k: int, seed: int, fmt: str, options: dict[str, Any]) 
     corpus, analyzer = _labelled_corpus(data, options, analyzer)
     documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    _print_classes(corpus.report)
+    _print_classes(corpus.report, k)
     as_filter = _makes_a_filter(corpus, (doc.label for doc in documents))
     if as_filter:
         click.echo("mail with a spam class: each fold is a filter, trained as nbtext train trains one (a filter's "
@@ -1059,7 +1066,7 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
     documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
-    _print_classes(corpus.report)
+    _print_classes(corpus.report, cv)
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
         trials = cross_validate(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
                                 progress=advance)

@@ -954,6 +954,18 @@ def test_a_class_of_one_document_is_named_before_cross_validation(tmp_path):
     assert notice in run(["tune", data, "-o", tmp_path / "m", "--grid", '{"alpha": [0.2]}']).stderr
 
 
+def test_classes_smaller_than_the_folds_are_named_with_the_folds_that_test_them_all(tmp_path):
+    """R52's smallest topics have 2 to 4 training stories: 5 folds leave some of those folds
+    without a story of them to test, which eval --cv said nothing about."""
+    r52 = corpus_path("reuters21578") / "R52" / "train"
+    notice = ("fewer documents than the 5 folds in cpu 3, dlr 3, fuel 4, jet 2, lead 4, nickel 3, potato 2, tea 2: "
+              "some folds test none of them (--cv 2 tests every class in every fold)")
+    stderr = run(["eval", "--cv", "5", r52]).stderr.splitlines()
+    assert stderr[stderr.index(notice) - 1].startswith("one document only in platinum: ")
+    assert not any(line.startswith("fewer documents") for line in run(["eval", "--cv", "2", r52]).stderr.splitlines())
+    assert notice in run(["tune", "--cv", "5", r52, "-o", tmp_path / "m", "--grid", '{"alpha": [1]}']).stderr
+
+
 @pytest.mark.parametrize("input_format, reads", [
     ("mbox", "DIR/<label>/ folders"), ("email", "DIR/<label>/ folders"), ("folder", "DIR/<label>/ folders"),
     ("csv", "a table file"), ("manifest", "a list of files"),
