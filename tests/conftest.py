@@ -58,6 +58,13 @@ def run(args: list[str], *, input: str | bytes | None = None, expect: int | None
     return result
 
 
+def numpy_imports_by_itself(module: str) -> bool:
+    """Whether ``import numpy`` alone imports ``module``, which nbtext then cannot avoid
+    (numpy 1.x imports numpy.ma, 2.x does not)."""
+    code = f"import sys, numpy; print({module!r} in sys.modules)"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "True\n"
+
+
 def nbtext_process(*args: str, **kwargs) -> subprocess.Popen:
     """nbtext as a real process (for pipes, signals and cold starts)."""
     return subprocess.Popen([sys.executable, "-m", "nbtext", *map(str, args)], **kwargs)

@@ -17,7 +17,7 @@ from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
-from .conftest import REPO, TICKETS, corpus_path, nbtext_process, on_a_terminal, run
+from .conftest import REPO, TICKETS, corpus_path, nbtext_process, numpy_imports_by_itself, on_a_terminal, run
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -158,7 +158,8 @@ def test_the_library_gives_the_probabilities_predict_prints(tickets_model):
                   input="\n".join(texts) + "\n").stdout.splitlines()
     model = Model.load(tickets_model)
     proba = model.predict_proba(texts)
-    assert proba.shape == (4, 3) and proba[3].tolist() == [1 / 3] * 3
+    assert proba.shape == (4, 3) and len(set(proba[3].tolist())) == 1  # an empty document: no class favoured
+    np.testing.assert_allclose(proba[3], 1 / 3, rtol=1e-15)  # 1/3 exactly with numpy 2, an ulp off with 1.24
     for row, line in zip(proba, printed):
         assert dict(zip(model.classes, row.tolist())) == {t["label"]: t["proba"] for t in json.loads(line)["top"]}
 
@@ -723,7 +724,7 @@ def test_predict_imports_neither_scipy_nor_sklearn_nor_rich_nor_joblib(tickets_m
     imported = {name.split(".")[0] for name in modules}
     assert {"numpy", "click"} <= imported
     assert not {"scipy", "sklearn", "rich", "joblib", "tempfile"} & imported
-    assert "numpy.ma" not in modules  # np.unique imports it
+    assert "numpy.ma" not in modules or numpy_imports_by_itself("numpy.ma")  # np.unique imports it
 
 
 @pytest.mark.parametrize("chosen, threads", [(None, 1), ("2", 2)])
