@@ -442,6 +442,18 @@ def test_readmes_contents_link_every_section_and_only_real_ones():
     assert [text for level, text in headings if level == "##" and f"(#{anchor[text]})" not in contents] == []
 
 
+def test_readme_gives_the_lower_bounds_of_the_dependencies_ci_tests():
+    """CI's Python 3.10 run installs each dependency at the lower bound pyproject.toml sets
+    (.ci/run reads them there); README names the same versions, so raising one shows there."""
+    pyproject = (REPO / "pyproject.toml").read_text()
+    listed = pyproject.split("\ndependencies = [", 1)[1].split("]", 1)[0]
+    bounds = re.findall(r'"([\w-]+)>=([\d.]+)"', listed)
+    assert [name for name, _ in bounds] == ["click", "numpy", "scipy", "scikit-learn", "joblib", "rich"]
+    readme = " ".join((REPO / "README.md").read_text().split())
+    said = readme.split("Python 3.10 or newer, and ", 1)[1].split(" or newer.", 1)[0]
+    assert sorted(said.replace(" and ", ", ").split(", ")) == sorted(f"{name} {version}" for name, version in bounds)
+
+
 def test_readmes_library_example_prints_what_its_comments_say(tmp_path):
     """The Python example under "As a library", run as a user pastes it (from a folder with
     the repository's corpora/): each print gives the line its comment promises."""
