@@ -60,7 +60,7 @@ def run(args: list[str], *, input: str | bytes | None = None, expect: int | None
 
 def numpy_imports_by_itself(module: str) -> bool:
     """Whether ``import numpy`` alone imports ``module``, which nbtext then cannot avoid
-    (numpy 1.x imports numpy.ma, 2.x does not)."""
+    (numpy 1.24 imports numpy.ma, 2.4 does not)."""
     code = f"import sys, numpy; print({module!r} in sys.modules)"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "True\n"
 
