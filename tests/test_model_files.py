@@ -4,8 +4,9 @@ load and answer as they did then.
 tests/golden/models holds models written once, by nbtext 0.1.0, with what nbtext answered with
 them then (tests/golden/models/make.sh shows the commands): the default model, one with every
 weighing and pruning option, character n-grams and a calibration, a hashed Bernoulli model, and
-a spam filter; and the second of them trained again under numpy 1.24. A user's nightly job keeps its model across upgrades; these tests fail when a
-change to the code would make such a file unreadable, or make it answer differently.
+a spam filter; and the second of them trained again under numpy 1.24. A user's nightly job keeps
+its model across upgrades; these tests fail when a change to the code would make such a file
+unreadable, or make it answer differently.
 """
 
 from __future__ import annotations
