@@ -488,7 +488,10 @@ class ComplementNB(NaiveBayes):
         all_words = per_class.sum() + self.alpha * self.n_features_in_
         self._log_complement_total = np.log(all_words - per_class)
         if self.norm:
-            self._logged_total = self._column_sums(lambda columns: self._logged(self.feature_count_[:, columns]))
+            total = self._column_sums(lambda columns: self._logged(self.feature_count_[:, columns]))
+            # With one term its weight is log 1 = 0 in every class, and so is the sum: 0 / 0 made
+            # every score NaN. It stays 0, as without normalisation.
+            self._logged_total = np.where(total == 0, 1.0, total)
 
     def _logged(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """log P(w | not c) for some columns, from their counts. The columns' totals over the
