@@ -832,7 +832,7 @@ class PackedTerms(Sequence):
 
     def unpacked(self) -> list[str]:
         if self._terms is None:
-            terms = self.blob.tobytes().decode("utf-8").split("\n") if self.n_terms else []
+            terms = self.blob.tobytes().decode("utf-8", "surrogatepass").split("\n") if self.n_terms else []
             if len(terms) != self.n_terms:
                 raise ValueError(f"{len(terms)} terms stored where {self.n_terms} were expected")
             self._terms = terms
@@ -846,7 +846,7 @@ class PackedTerms(Sequence):
         if self._ends is None:
             self._ends = self.ends()
         ends = self._ends
-        key, low, high = term.encode("utf-8"), 0, self.n_terms
+        key, low, high = term.encode("utf-8", "surrogatepass"), 0, self.n_terms
         while low < high:
             middle = (low + high) // 2
             if self._term_bytes(ends, middle) < key:
@@ -893,13 +893,15 @@ def sorted_position(terms: Sequence[str], term: str, default: int = -1) -> int:
 
 def pack_terms(terms: Sequence[str]) -> np.ndarray:
     """Terms as one UTF-8 array split on newlines: it loads ten times faster than a list of
-    strings through joblib's pure-Python unpickler."""
+    strings through joblib's pure-Python unpickler. A lone surrogate, which a library caller's
+    text may hold and ``char_wb`` n-grams keep, is written as its three bytes (surrogatepass),
+    which still sort in code-point order."""
     if isinstance(terms, PackedTerms) and terms._terms is None:
         return terms.blob
     joined = "\n".join(terms)
     if joined.count("\n") != max(len(terms) - 1, 0):
         raise ValueError("a term contains a newline; it cannot be stored")
-    return np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+    return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
 
 
 def _transforms(tf: str, doc_norm: str | None) -> bool:
