@@ -1795,12 +1795,25 @@ def _names_as_their_bytes(stream) -> None:
     predict and filter stopped at that file. Written back as the name's own bytes, as ls does,
     the name stays one that ``cut -f1 | xargs cat`` can open. On stderr, which wrote them as
     backslash escapes, the same: a class folder of that name had its count printed out of line
-    with the others', and a path that ``-v`` named could not be pasted into a command."""
+    with the others', and a path that ``-v`` named could not be pasted into a command. A
+    surrogate that is no byte's escape (``\ud800``, in a term of a model a library caller
+    trained on such text) is written as that escape, where it stopped inspect-top-words."""
     import codecs
 
     encoding = getattr(stream, "encoding", None)
     if encoding and codecs.lookup(encoding).name == "utf-8" and hasattr(stream, "reconfigure"):
-        stream.reconfigure(errors="surrogateescape")
+        codecs.register_error("nbtext-bytes", _bytes_or_escapes)
+        stream.reconfigure(errors="nbtext-bytes")
+
+
+def _bytes_or_escapes(error: UnicodeError) -> tuple[bytes, int]:
+    """The surrogates UTF-8 refused: a byte's escape (U+DC80 to U+DCFF) as that byte, any
+    other as its backslash escape."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    written = (bytes([ord(ch) - 0xDC00]) if "\udc80" <= ch <= "\udcff" else ch.encode("ascii", "backslashreplace")
+               for ch in error.object[error.start:error.end])
+    return b"".join(written), error.end
 
 
 def _quiet_pipe() -> None:

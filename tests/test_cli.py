@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -776,6 +777,26 @@ def test_a_file_name_that_is_not_utf8_is_printed_as_its_own_bytes(tmp_path, tick
                            env=env, capture_output=True)
     assert jsonl.returncode == 0 and b"caf\\udce9.txt" in jsonl.stdout
     assert os.fsencode(json.loads(jsonl.stdout)["path"]) == name
+
+
+def test_terms_holding_lone_surrogates_print_as_bytes_or_escapes(tmp_path):
+    """A library caller's text may hold lone surrogates: escapes of bytes that are not UTF-8
+    (surrogateescape's \\udce9 for latin-1's é) or JSON's \\ud800. Character n-grams keep both;
+    inspect-top-words stopped at the second with a UnicodeEncodeError traceback. The first is
+    written as its byte, as file names are; the second as its escape."""
+    from nbtext.analysis import Analyzer
+    from nbtext.training import train
+
+    odd = "caf\udce9 \ud800x"
+    documents = [dataclasses.replace(doc, text=f"{doc.text} {odd}") if doc.label == "billing" else doc
+                 for doc in LabelledCorpus([str(TICKETS / "train")])]
+    train(documents, analyzer=Analyzer(analyzer="char_wb", ngram_range=(3, 3))).save(tmp_path / "m.joblib")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    done = subprocess.run([sys.executable, "-m", "nbtext", "inspect-top-words", tmp_path / "m.joblib", "--class",
+                           "billing", "-k", "5"], env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert [line.split(b"\t")[2] for line in done.stdout.splitlines()] == [  # the same score: in term order
+        b" \\ud800x", b"af\xe9", b"caf", b"f\xe9 ", b"\\ud800x "]
 
 
 def test_a_name_that_is_not_utf8_is_written_to_stderr_as_its_own_bytes(tmp_path):
