@@ -1796,7 +1796,7 @@ def _names_as_their_bytes(stream) -> None:
     the name stays one that ``cut -f1 | xargs cat`` can open. On stderr, which wrote them as
     backslash escapes, the same: a class folder of that name had its count printed out of line
     with the others', and a path that ``-v`` named could not be pasted into a command. A
-    surrogate that is no byte's escape (``\ud800``, in a term of a model a library caller
+    surrogate that is no byte's escape (``\\ud800``, in a term of a model a library caller
     trained on such text) is written as that escape, where it stopped inspect-top-words."""
     import codecs
 
