@@ -1042,8 +1042,9 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
     are analyzed and counted once per analyzer, every weighting's sums in one pass). The best
     setting is then trained on all of DATA and written to MODEL, and stderr's last line is
-    the nbtext train command that makes the same model, every option spelled out (where the
-    grid is silent, the search's defaults are not train's). The default grid covers
+    the nbtext train command that makes the same model, every option spelled out. Settings a
+    --grid leaves out are train's defaults: {"alpha": [0.1, 1]} tries two alphas for the model
+    nbtext train would make. The default grid covers
     variant x alpha x Rennie's transforms x min_df on uni+bigrams of words of two or more
     letters (128 settings), the search README's tuned figures measure; "tokens": ["words",
     "all-words"] in --grid also tries train's default tokens, which keep one-letter words.
@@ -1057,13 +1058,13 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
       nbtext tune corpora/support-tickets/train -o best.joblib --format json | jq -r '.[0].options'
     """
     from . import render
-    from .analysis import Analyzer
     from .model import trained_texts
+    from .training import DEFAULT_ANALYZER
     from .tuning import cross_validate, expand, rank, train_setting
 
     candidates = expand(_grid(grid))
     _not_over_the_data(output, data)
-    corpus, base = _labelled_corpus(data, options, Analyzer())  # mail: the header tokens train adds
+    corpus, base = _labelled_corpus(data, options, DEFAULT_ANALYZER)  # mail: the header tokens train adds
     documents = _read_all(corpus, options["verbose"])
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     _print_classes(corpus.report, cv)
@@ -1087,8 +1088,8 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     copies = trials[0].on_copies(corpus.report.texts)
     if copies["seen_in_training"]:  # they flatter every setting, most those that learn a text by heart
         click.echo(f"best setting: {render.copies_line(copies)}", err=True)
-    # Every setting spelled out: where the grid is silent, the search's defaults (and a
-    # filter's) are not train's.
+    # Every setting spelled out: a filter's defaults are not a plain model's, and the line
+    # stays right should train's defaults change.
     command = f"nbtext train DATA {render.describe(render.train_options(model))}"
     if _makes_a_filter(corpus, model.classes):
         click.echo(f"{output} is a plain model, not a spam filter (no calibration, no cut-offs); for nbtext filter, "

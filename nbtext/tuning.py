@@ -33,7 +33,7 @@ from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
 from .readers.report import labels_of, plural
-from .training import BATCH_SIZE, train
+from .training import BATCH_SIZE, DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 from .vectorizing import Vectorizer, supports
 
 #: The settings that say how text becomes features.
@@ -42,7 +42,7 @@ ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
 COUNTING_KEYS = (*ANALYZER_KEYS, "tf", "doc_norm")
 
 #: The default search, `nbtext tune` with no --grid: variant x alpha x Rennie's transforms x
-#: min_df on word uni+bigrams (of the Analyzer's default tokens, words), by 3-fold
+#: min_df on word uni+bigrams of words of two or more letters, by 3-fold
 #: cross-validation. Nested cross-validation scores it on every shared corpus (README,
 #: "Accuracy"); an earlier, wider default (240 settings with unigrams, raw tf and alpha 0.01,
 #: 5 folds) scored lower on SMS and both movie-review sets, and the same grid over train's
@@ -51,7 +51,7 @@ DEFAULT_GRID: dict[str, list[Any]] = {
     "variant": ["complement", "multinomial"],
     "alpha": [0.03, 0.1, 0.3, 1.0],
     "ngram_range": [(1, 2)],
-    "tokens": ["words"],  # the Analyzer's default, not train's: spelled out, as train must be told it
+    "tokens": ["words"],  # not train's default (all-words), which a setting that leaves tokens out gets
     "tf": ["binary", "log"],
     "doc_norm": [None, "l2"],
     "idf": [False, True],
@@ -274,7 +274,9 @@ def cross_validate(
 ) -> list[Trial]:
     """Score each candidate setting by stratified k-fold cross-validation.
 
-    A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``. Documents are
+    A candidate is a dict of Model settings plus any of ``COUNTING_KEYS``; what it leaves out
+    is nbtext's default, as `nbtext train` would give it (of ``base_analyzer``, where given,
+    for the analyzer's keys: mail's header tokens, say). Documents are
     counted once per analyzer (see ``counts_by_fold``), with the sums of every weighting (tf,
     doc_norm) its candidates use: from the text by the word table where it covers the
     analyzer, as training counts, else from features made once. ``progress`` is called once
@@ -287,21 +289,20 @@ def cross_validate(
         raise DataError("cross-validation needs at least two classes")
     folds = stratified_folds(labels, k, seed)
     trials = [Trial(dict(c), metric, folds=folds, right=np.zeros(len(labels), dtype=bool)) for c in candidates]
-    base = base_analyzer or Analyzer()
+    base = base_analyzer or DEFAULT_ANALYZER
     # Settings by analyzer, then by how documents are weighed: each analyzer's documents are
     # counted once, with the sums of every weighting its settings use, and let go before the
     # next analyzer's are counted.
     by_analyzer: dict[tuple, dict[tuple[str, str | None], list[Trial]]] = {}
     for trial in trials:
-        weighting = (trial.settings.get("tf", "raw"), trial.settings.get("doc_norm"))
+        weighting = (trial.settings.get("tf", DEFAULT_TF), trial.settings.get("doc_norm", DEFAULT_DOC_NORM))
         key = tuple(str(trial.settings.get(name)) for name in ANALYZER_KEYS)
         by_analyzer.setdefault(key, {}).setdefault(weighting, []).append(trial)
     texts = [doc.text for doc in documents]
     for key in sorted(by_analyzer):
         weightings = by_analyzer[key]
         first = next(iter(weightings.values()))[0].settings
-        # The base analyzer with this group's analyzer and n-grams (stop words, headers, hashing kept).
-        analyzer = replace(base, **{name: first[name] for name in ANALYZER_KEYS if name in first})
+        analyzer = _analyzer_of(first, base)
         (tf, doc_norm), *also = weightings
         if supports(analyzer):  # counted straight from the text, as training counts: the same sums
             by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, tf=tf, doc_norm=doc_norm, also=also)
@@ -318,6 +319,16 @@ def cross_validate(
                             progress)
         del by_fold  # before the next analyzer's documents are counted
     return trials
+
+
+def _analyzer_of(setting: dict[str, Any], base: Analyzer) -> Analyzer:
+    """``base`` with the analyzer and n-grams ``setting`` gives (stop words, headers, hashing
+    kept). Character n-grams find no words: unless told, their tokens are the Analyzer's
+    default, as `nbtext train --analyzer char_wb` gives, whatever the base's word tokens."""
+    given = {name: setting[name] for name in ANALYZER_KEYS if name in setting}
+    if given.get("analyzer", base.analyzer) != "word":
+        given.setdefault("tokens", Analyzer.tokens)
+    return replace(base, **given)
 
 
 def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, held: np.ndarray,
@@ -355,10 +366,9 @@ def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, bas
                   summary: dict[str, Any] | None = None) -> Model:
     """A model trained on ``documents`` with one candidate ``setting`` of ``cross_validate``
     (the one it scored: the same counting defaults, and the base analyzer's other options)."""
-    settings = dict(setting)
-    analyzer = replace(base_analyzer or Analyzer(), **{key: settings.pop(key) for key in ANALYZER_KEYS
-                                                       if key in settings})
-    weighting = {"tf": settings.pop("tf", "raw"), "doc_norm": settings.pop("doc_norm", None)}
+    analyzer = _analyzer_of(setting, base_analyzer or DEFAULT_ANALYZER)
+    settings = {key: value for key, value in setting.items() if key not in ANALYZER_KEYS}
+    weighting = {"tf": settings.pop("tf", DEFAULT_TF), "doc_norm": settings.pop("doc_norm", DEFAULT_DOC_NORM)}
     return train(documents, analyzer=analyzer, settings=settings, summary=summary, **weighting)
 
 

@@ -1189,9 +1189,10 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
 @pytest.mark.parametrize("grid", [None, '{"alpha": [0.1, 1]}'])
 def test_tune_ends_with_the_train_command_that_makes_its_model(sms, tmp_path, grid):
     """tune's last line is the `nbtext train` command that gives the model it saved, every
-    option spelled out: where the grid is silent (here tf, n-grams and tokens), the search's
-    defaults are not train's, and the leaderboard shows only the grid's settings. Run on SMS
-    spam, it makes the same model."""
+    option spelled out, and the leaderboard shows only the grid's settings. Run on SMS spam, it
+    makes the same model. Settings the grid leaves out are train's defaults: they were the
+    library's plainest (raw counts of single words), so that a search of alpha alone scored a
+    point below what `nbtext train --alpha 1` gives rt-polarity."""
     import shlex
 
     from .test_training import assert_same_model
@@ -1203,16 +1204,22 @@ def test_tune_ends_with_the_train_command_that_makes_its_model(sms, tmp_path, gr
     run([*command[1:-1], tmp_path / "trained"])
     tuned, trained = Model.load(tmp_path / "tuned"), Model.load(tmp_path / "trained")
     assert_same_model(tuned, trained)
-    assert tuned.analyzer.tokens == "words" and "--tokens words" in lines[-1]
-    if grid:  # silent on tf: the search counts raw, where train's default is log
-        assert tuned.counts.tf == "raw" and "--tf raw" in lines[-1]
+    if grid:  # train given the grid's one setting, and nothing else, makes the same model
+        alpha = tuned.settings["alpha"]
+        run(["train", sms / "train.tsv", "--alpha", str(alpha), "-o", tmp_path / "told"])
+        assert_same_model(tuned, Model.load(tmp_path / "told"))
+        assert "--tf log" in lines[-1] and "--tokens all-words" in lines[-1] and "--ngram-range 1,2" in lines[-1]
         # The training part of SMS spam holds copies: the best setting's folds scored some
-        # messages on them, as eval --cv of its options over the same folds says.
+        # messages on them, as eval --cv of the same options over the same folds says, with
+        # the same score.
         copies = [line for line in lines if line.startswith("best setting: ")]
-        again = run(["eval", "--cv", "3", *command[2:-2]]).stdout.splitlines()
+        again = run(["eval", "--cv", "3", "--alpha", str(alpha), sms / "train.tsv"]).stdout.splitlines()
         assert copies == [f"best setting: {again[1]}"]
         assert again[1].startswith("69 of the 1,672 documents were scored by a model trained on the same text")
+        best = next(line for line in lines if line.startswith("best accuracy "))
+        assert best.split(" -> ")[0] == "best " + " ".join(again[0].split()[:4])
     else:  # the default grid names every setting train's defaults would change, tokens too
+        assert tuned.analyzer.tokens == "words" and "--tokens words" in lines[-1]
         leader = run(["tune", sms / "train.tsv", "-o", tmp_path / "again", "--format", "json"]).stdout
         run(["train", sms / "train.tsv", *shlex.split(json.loads(leader)[0]["options"]), "-o", tmp_path / "pasted"])
         assert_same_model(tuned, Model.load(tmp_path / "pasted"))

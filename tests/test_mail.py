@@ -570,12 +570,13 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     import json
 
     from nbtext.readers.mail import DEFAULT_MAIL_HEADERS
-    from nbtext.spam import FILTER_SETTINGS, FILTER_WEIGHTING
+    from nbtext.spam import FILTER_SETTINGS, FILTER_TOKENS, FILTER_WEIGHTING
 
     from .test_training import assert_same_model
 
-    # a spam filter's defaults: this mail has a spam class
-    grid = json.dumps({"variant": ["complement"], "ngram_range": [[1, 2]],
+    # a spam filter's defaults, its tokens too (a grid leaves out what is a plain model's default): this mail has
+    # a spam class
+    grid = json.dumps({"variant": ["complement"], "ngram_range": [[1, 2]], "tokens": [FILTER_TOKENS],
                        **{key: [value] for key, value in {**FILTER_SETTINGS, **FILTER_WEIGHTING}.items()}})
     run(["tune", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "tuned", "--grid", grid])
     run(["train", mail_layouts / "folder", "--input-format", "email", "-o", tmp_path / "trained"])

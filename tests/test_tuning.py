@@ -103,3 +103,24 @@ def test_held_out_counts_too_large_for_float32_stay_exact():
     held = by_fold.held_out(0)  # documents 0 and 2, over fold 1's terms w and y: x is unknown there
     assert by_fold.without(0).terms == ["w", "y"]
     assert held.to_scipy().toarray().tolist() == [[2**24 + 1, 0], [0, 0]]
+
+
+def test_what_a_setting_leaves_out_is_what_train_gives(sms_documents):
+    """A setting names only what it changes, as `tune --grid '{"alpha": [0.1, 1]}'` does; the
+    rest is nbtext's defaults, as `nbtext train` gives them. They were the plainest model (raw
+    counts of single words), a point below train's model on rt-polarity. Character n-grams keep
+    the Analyzer's word tokens, as train's --analyzer char_wb does: the defaults' one-letter
+    words are refused with them."""
+    from nbtext.training import train
+
+    from .test_training import assert_same_model
+
+    documents = sms_documents[:1500]
+    char_wb = Analyzer(analyzer="char_wb", ngram_range=(2, 4))
+    for setting, analyzer in [({"alpha": 1.0}, None), ({"analyzer": "char_wb", "ngram_range": (2, 4)}, char_wb)]:
+        assert_same_model(train_setting(documents, setting), train(documents, analyzer=analyzer,
+                                                                  settings={"alpha": setting.get("alpha", 0.2)}))
+    spelled_out = {"analyzer": "word", "ngram_range": (1, 2), "tokens": "all-words", "tf": "log", "doc_norm": None,
+                   "variant": "complement", "alpha": 1.0, "idf": False, "min_df": 1}
+    short, full = cross_validate(documents, [{"alpha": 1.0}, spelled_out], k=3, seed=0)
+    assert short.reports == full.reports and short.mean == full.mean
