@@ -5,7 +5,7 @@ it does not use.
 
 >>> import nbtext
 >>> docs = [nbtext.Document("free cash", "spam", "1"), nbtext.Document("see you", "ham", "2")]
->>> model = nbtext.train(docs, settings={"min_df": 1})  # the default drops words seen only once
+>>> model = nbtext.train(docs)
 >>> model.predict(["cash for free"])
 ['spam']
 """

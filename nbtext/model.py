@@ -346,7 +346,7 @@ class Model:
         --------
         >>> import nbtext
         >>> docs = [nbtext.Document("free cash now", "spam", "1"), nbtext.Document("see you at lunch", "ham", "2")]
-        >>> label, against, terms = nbtext.train(docs, settings={"min_df": 1}).explain(["free lunch now"])[0]
+        >>> label, against, terms = nbtext.train(docs).explain(["free lunch now"])[0]
         >>> label, against, [(term, round(weight, 4)) for term, weight in terms]
         ('spam', 'ham', [('free', 1.1843), ('now', 1.1843), ('lunch', -0.8902)])
         """

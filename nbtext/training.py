@@ -129,7 +129,7 @@ def train(
     --------
     >>> docs = [Document("cheap pills now", "spam", "a"), Document("lunch at noon?", "ham", "b"),
     ...         Document("cheap cheap offer", "spam", "c"), Document("notes from lunch", "ham", "d")]
-    >>> model = train(docs, settings={"min_df": 1})
+    >>> model = train(docs)
     >>> model.predict(["a cheap offer", "lunch notes"])
     ['spam', 'ham']
     >>> model.summary["documents_per_class"]
