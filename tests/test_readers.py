@@ -108,6 +108,54 @@ def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model)
     assert error.endswith(f"Error: {listed}:2: {data / 'billing' / 'scan.png'} is not text (a PNG image)\n")
 
 
+def test_a_model_file_given_as_data_is_named_for_what_it_is(tickets_model, tmp_path):
+    """`nbtext eval m.joblib m.joblib`, or train given the model where its data go, read the
+    pickle as a TSV, since its first line held a tab: "read 1 document", then "m.joblib:2: no
+    TAB in line". A file whose start shows it is no text is now refused as such."""
+    said = f"Error: {tickets_model}: not text (a Python pickle, as an nbtext model file is), so not labelled documents\n"
+    assert run(["eval", tickets_model, tickets_model], expect=1).stderr == said
+    assert run(["train", tickets_model, "-o", tmp_path / "m.joblib"], expect=1).stderr == said
+
+
+def test_a_file_of_one_endless_line_is_refused_without_being_read_whole(tmp_path):
+    """A line file's format is told by its first line, which was read whole to tell it: a
+    disk image given as data (4 GB of zeros, no line break) took 6.4 GB of memory and 22 s to
+    say that it could not tell, and ran out of memory under a 2 GB limit. Only the first
+    megabyte is read now."""
+    import resource
+    import subprocess
+    import sys
+
+    image = tmp_path / "disk.img"
+    with open(image, "wb") as handle:
+        handle.truncate(4 << 30)  # sparse: no disk used
+    limit = 2 << 30
+
+    def at_most_2_gb() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run([sys.executable, "-m", "nbtext", "train", str(image), "-o", str(tmp_path / "m")],
+                          capture_output=True, text=True, preexec_fn=at_most_2_gb, timeout=120)
+    assert (done.returncode, done.stderr) == (1, f"Error: {image}: cannot tell the format from the name or the first "
+                                                 "line; set --input-format (folder, tsv, jsonl or fasttext)\n")
+
+
+@pytest.mark.parametrize("first, second", [
+    (b"billing\t%s\n", b"shipping\twhere is my parcel\n"),
+    (b'{"label": "billing", "text": "%s"}\n', b'{"label": "shipping", "text": "where is my parcel"}\n'),
+    (b"__label__billing %s\n", b"__label__shipping where is my parcel\n"),
+], ids=["tsv", "jsonl", "fasttext"])
+def test_a_first_line_longer_than_its_telling_start_is_one_document(tmp_path, first, second):
+    """The format is told from the first line's first megabyte; the rest of a longer first
+    line is the same document, not a second one, in a file and on stdin."""
+    data = tmp_path / "data"
+    data.write_bytes(first % (b"refund " * 300_000).strip() + second)  # a first line of 2.1 MB
+    for source, stdin in (([str(data)], None), (["-"], io.BytesIO(data.read_bytes()))):
+        docs = list(LabelledCorpus(source, stdin=stdin))
+        assert [(d.label, d.text.split()) for d in docs] == [("billing", ["refund"] * 300_000),
+                                                             ("shipping", ["where", "is", "my", "parcel"])]
+
+
 def test_a_model_file_among_the_documents_is_skipped(tmp_path, tickets_model):
     """`nbtext predict m.joblib .` in the folder the model was kept in read the model as one
     more document, and a model copied into a class folder was trained on: its pickled

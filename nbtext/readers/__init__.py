@@ -19,7 +19,8 @@ from .folders import NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, list_f
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
-from .report import Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines, decode
+from .report import (Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines, decode,
+                     not_text)
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
@@ -38,6 +39,9 @@ _COLUMN_SUFFIXES = (*DELIMITERS, ".jsonl", ".ndjson")
 _RECORD_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 _LABELLED_COLUMN_OPTIONS = "--text-column, --label-column, --id-column and --skip-unlabelled"
 _FILES_PER_BATCH = 256
+#: How much of a line file's first line tells its format: the start of a fastText or JSONL
+#: line, or a TSV label's tab. A first line that long is still read whole once it is told.
+_SNIFFED = 1 << 20
 NO_MAILDIR = "class folder holding no maildir (without --input-format maildir, its files are read as mail)"
 
 
@@ -320,20 +324,25 @@ class LabelledCorpus:
                 yield from self._read_lines(handle, path, fmt, progress)
 
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
-        lines = iter(stream)
-        first = next(lines, b"")
+        # The format is told by the start of the first line: a file with no line break (a disk
+        # image, a log of one line) was read whole, gigabytes, to say it could not tell.
+        first = stream.readline(-1 if fmt else _SNIFFED)
         if not first:  # nothing at all: no documents, whatever the format would have been
             return
         check_splits_into_lines(first, self.encoding, source)
-        lines = itertools.chain([first], lines)
         if fmt is None:
+            kind = not_text(first)
+            if kind is not None:  # an image, or a model file given as data, is no lines of text
+                raise DataError(f"{source}: not text ({kind}), so not labelled documents")
             fmt = sniff(first)
             if fmt is None:
                 array = f"; {JSON_ARRAY}" if first.lstrip().startswith(b"[") else ""
                 raise DataError(f"{source}: cannot tell the format from the name or the first line; "
                                 f"set --input-format (folder, tsv, jsonl or fasttext){array}")
+            if not first.endswith(b"\n"):  # the first line goes on: the rest is the same document
+                first += stream.readline()
         yield from read_labelled_lines(
-            lines, source, fmt, self.report, encoding=self.encoding, progress=progress
+            itertools.chain([first], stream), source, fmt, self.report, encoding=self.encoding, progress=progress
         )
 
 
