@@ -7,13 +7,14 @@ them; in one run.
 The search is the accuracy issue's "sklearn tuned" one: TfidfVectorizer(sublinear_tf=True,
 ngram_range=(1, 2), min_df=2) with ComplementNB or MultinomialNB, alpha 0.01, 0.03, 0.1, 0.3 or
 1.0, ten settings. nbtext searches the same ten, given as --grid (log tf, unit length, IDF,
-min_df 2, uni+bigrams of words of two or more letters, as the vectorizer's). The pipeline runs as GridSearchCV(Pipeline(...)) as it comes, which fits
-the vectorizer again for every setting of every fold, on one core and on all (n_jobs=-1); and
-with Pipeline(memory=...), which an expert adds so that each fold's vectorizer is fitted once.
-Both sides read the documents with nbtext's reader (the same texts; the pipeline's reading is
-timed too). Each command runs in its own process, in turn, a new order each round; medians of
---runs, peak RSS of the process tree, the best setting each side picked and its mean score
-(the folds differ: nbtext's stratified folds and StratifiedKFold's, both seeded).
+min_df 2, uni+bigrams of words of two or more letters, as the vectorizer's). The pipeline runs
+as GridSearchCV(Pipeline(...)) as it comes, which fits the vectorizer again for every setting
+of every fold, on one core and on all (n_jobs=-1); and with Pipeline(memory=...), which an
+expert adds so that each fold's vectorizer is fitted once. Both sides read the documents with
+nbtext's reader (the same texts; the pipeline's reading is timed too). Each command runs in
+its own process, in turn, a new order each round; medians of --runs, peak RSS of the process
+tree, the best setting each side picked and its mean score (the folds differ: nbtext's
+stratified folds and StratifiedKFold's, both seeded).
 """
 
 from __future__ import annotations
