@@ -116,10 +116,10 @@ def test_what_a_setting_leaves_out_is_what_train_gives(sms_documents):
     from .test_training import assert_same_model
 
     documents = sms_documents[:1500]
-    char_wb = Analyzer(analyzer="char_wb", ngram_range=(2, 4))
-    for setting, analyzer in [({"alpha": 1.0}, None), ({"analyzer": "char_wb", "ngram_range": (2, 4)}, char_wb)]:
-        assert_same_model(train_setting(documents, setting), train(documents, analyzer=analyzer,
-                                                                  settings={"alpha": setting.get("alpha", 0.2)}))
+    cases = [({"alpha": 1.0}, None, {"alpha": 1.0}),
+             ({"analyzer": "char_wb", "ngram_range": (2, 4)}, Analyzer(analyzer="char_wb", ngram_range=(2, 4)), {})]
+    for setting, analyzer, settings in cases:
+        assert_same_model(train_setting(documents, setting), train(documents, analyzer=analyzer, settings=settings))
     spelled_out = {"analyzer": "word", "ngram_range": (1, 2), "tokens": "all-words", "tf": "log", "doc_norm": None,
                    "variant": "complement", "alpha": 1.0, "idf": False, "min_df": 1}
     short, full = cross_validate(documents, [{"alpha": 1.0}, spelled_out], k=3, seed=0)
