@@ -476,10 +476,9 @@ def spam_options(command: Callable) -> Callable:
 def _setup(options: dict[str, Any]):
     """(Analyzer, weighting, model settings) from the training options a command was given."""
     from .analysis import Analyzer, load_stop_words
-    from .training import DEFAULT_ANALYZER
+    from .training import default_tokens
 
-    # Character n-grams find no words: the default tokens are the word analyzer's.
-    tokens = options["tokens"] or (DEFAULT_ANALYZER.tokens if options["analyzer"] == "word" else Analyzer.tokens)
+    tokens = options["tokens"] or default_tokens(options["analyzer"])
     stop_words = load_stop_words(options["stop_words"], lowercase=options["lowercase"])
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         char_ngrams=options["char_ngrams"], tokens=tokens, lowercase=options["lowercase"],

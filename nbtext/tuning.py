@@ -33,7 +33,7 @@ from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
 from .readers.report import labels_of, plural
-from .training import BATCH_SIZE, DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
+from .training import BATCH_SIZE, DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, default_tokens, train
 from .vectorizing import Vectorizer, supports
 
 #: The settings that say how text becomes features.
@@ -323,11 +323,12 @@ def cross_validate(
 
 def _analyzer_of(setting: dict[str, Any], base: Analyzer) -> Analyzer:
     """``base`` with the analyzer and n-grams ``setting`` gives (stop words, headers, hashing
-    kept). Character n-grams find no words: unless told, their tokens are the Analyzer's
-    default, as `nbtext train --analyzer char_wb` gives, whatever the base's word tokens."""
+    kept). Character n-grams, unless told, get the tokens `nbtext train --analyzer char_wb`
+    gives them, whatever the base's word tokens."""
     given = {name: setting[name] for name in ANALYZER_KEYS if name in setting}
-    if given.get("analyzer", base.analyzer) != "word":
-        given.setdefault("tokens", Analyzer.tokens)
+    kind = given.get("analyzer", base.analyzer)
+    if kind != "word":
+        given.setdefault("tokens", default_tokens(kind))
     return replace(base, **given)
 
 
