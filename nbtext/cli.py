@@ -6,6 +6,7 @@ Exit codes (see nbtext.errors): 0 success, 1 data or model error (one line on st
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import errno
@@ -713,6 +714,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         held_out = f"{held['n_documents']:,} {plural(held['n_documents'], 'document')}"
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on {held_out} "
                    f"({test_split:.0%}, seed {seed}); the model is trained on the rest", err=True)
+        if untested := render.untested_classes(model.summary["held_out"]):
+            click.echo(untested, err=True)
 
 
 def _makes_a_filter(corpus, labels: Iterable[str], spam_label: str = SPAM_LABEL) -> bool:
@@ -756,8 +759,12 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     model = train_model(kept, analyzer=analyzer, settings=settings, summary=summary, **weighting)
     model.texts = trained_texts(np.array(read_report.texts, dtype=np.uint64)[~mask])
     report = evaluate([d.label for d in test], model.predict_log_proba([d.text for d in test]), model.classes)
+    tested = {doc.label for doc in test}
+    untested = {label: n for label, n in sorted(collections.Counter(doc.label for doc in documents).items())
+                if label not in tested}
     model.summary["held_out"] = {"fraction": fraction, "seed": seed, "accuracy": report["accuracy"],
-                                 "macro_f1": report["macro_f1"], "n_documents": report["n_documents"]}
+                                 "macro_f1": report["macro_f1"], "n_documents": report["n_documents"],
+                                 "untested": untested}
     return model, report
 
 

@@ -32,6 +32,17 @@ def tsv_field(value: str) -> str:
     return value
 
 
+def untested_classes(held: dict[str, Any]) -> str:
+    """What a --test-split's score leaves out (``held`` is a model summary's ``held_out``): the
+    classes too small for their share to round to a document, with their sizes; "" if none."""
+    untested = held.get("untested") or {}  # model files written before it was recorded have none
+    if not untested:
+        return ""
+    named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in untested.items())
+    return (f"not tested: {len(untested):,} {'class' if len(untested) == 1 else 'classes'} too small to hold out "
+            f"a document at {held['fraction']:.0%} ({named})")
+
+
 def console(file: IO[str] | None = None, *, width: int | None = None):
     """A rich Console on ``file`` (stdout by default); colour only on a terminal. Markup is off:
     cells hold the user's words and labels, and ``[want]`` must print as itself. Into a file or
@@ -165,6 +176,8 @@ def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str
     if held:
         print(f"held out when trained: {held['n_documents']:,} documents ({held['fraction']:g}, seed {held['seed']}), "
               f"accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f}", file=file)
+        if untested := untested_classes(held):
+            print(untested, file=file)
     tuned = summary.get("tuned")
     if tuned:
         metric = next(key for key in tuned if key not in ("cv", "seed", "std"))

@@ -1000,6 +1000,20 @@ def test_classes_smaller_than_the_folds_are_named_with_the_folds_that_test_them_
     assert notice in run(["tune", "--cv", "5", r52, "-o", tmp_path / "m", "--grid", '{"alpha": [1]}']).stderr
 
 
+def test_classes_too_small_for_a_test_split_are_named_as_untested(tmp_path):
+    """At 20%, R52's topics of 1 and 2 training stories round to none held out: the held-out
+    score said nothing of the 4 classes it never tested."""
+    r52 = corpus_path("reuters21578") / "R52" / "train"
+    notice = "not tested: 4 classes too small to hold out a document at 20% (jet 2, platinum 1, potato 2, tea 2)"
+    stderr = run(["train", r52, "-o", tmp_path / "m", "--test-split", "0.2"]).stderr.splitlines()
+    assert stderr[-2].startswith("held-out accuracy 0.9") and " on 1,306 documents (20%, seed 0);" in stderr[-2]
+    assert stderr[-1] == notice
+    info = run(["info", tmp_path / "m"]).stdout.splitlines()
+    assert info[info.index(notice) - 1].startswith("held out when trained: 1,306 documents (0.2, seed 0)")
+    stderr = run(["train", r52, "-o", tmp_path / "m", "--test-split", "0.5"]).stderr.splitlines()
+    assert stderr[-1] == "not tested: 1 class too small to hold out a document at 50% (platinum 1)"
+
+
 @pytest.mark.parametrize("input_format, reads", [
     ("mbox", "DIR/<label>/ folders"), ("email", "DIR/<label>/ folders"), ("folder", "DIR/<label>/ folders"),
     ("csv", "a table file"), ("manifest", "a list of files"),
@@ -1279,8 +1293,10 @@ def test_counts_of_one_read_as_one(tmp_path, tickets_model):
         (tmp_path / "tiny" / label).mkdir(parents=True)
         for number, text in enumerate(texts):
             (tmp_path / "tiny" / label / f"{number}.txt").write_text(text)
-    held = run(["train", tmp_path / "tiny", "-o", tmp_path / "m", "--test-split", "0.5"]).stderr.splitlines()[-1]
+    split = run(["train", tmp_path / "tiny", "-o", tmp_path / "m", "--test-split", "0.5"])
+    *_, held, untested = split.stderr.splitlines()
     assert held.startswith("held-out accuracy ") and " on 1 document (50%, seed 0);" in held
+    assert untested == "not tested: 1 class too small to hold out a document at 50% (billing 1)"
     refused = run(["train", tmp_path / "tiny", "-o", tmp_path / "m", "--calibrate"], expect=1).stderr
     assert refused.endswith("Error: class 'billing' has 1 document; --calibrate needs at least 5 per class\n")
     shutil.copytree(TICKETS / "test", tmp_path / "test")
