@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbtext.analysis import Analyzer
 from nbtext.metrics import evaluate
@@ -27,13 +30,18 @@ def news_predictions():
 def _oracle(y_true, log_proba, classes):
     from sklearn import metrics
 
+    known = [i for i, label in enumerate(y_true) if label in classes]  # log loss needs the true class's probability
     with warnings.catch_warnings():  # scikit-learn 1.4 wants rows to sum to 1 within 2e-15; 20 exps can miss it
         warnings.filterwarnings("ignore", "The y_pred values do not sum to one", UserWarning)
-        log_loss = metrics.log_loss(y_true, np.exp(log_proba), labels=classes)
+        log_loss = metrics.log_loss([y_true[i] for i in known], np.exp(log_proba[known]),
+                                    labels=classes) if known else math.nan
     predicted = [classes[i] for i in log_proba.argmax(axis=1)]
     labels = sorted(set(y_true) | set(predicted))  # scikit-learn's unique_labels
     precision, recall, f1, support = metrics.precision_recall_fscore_support(
         y_true, predicted, labels=labels, zero_division=0)
+    with warnings.catch_warnings():  # the one label is given as labels; 1.9 warns of one found anyway
+        warnings.filterwarnings("ignore", "A single label was found", UserWarning)
+        confusion = metrics.confusion_matrix(y_true, predicted, labels=labels).tolist()
     return {
         "accuracy": metrics.accuracy_score(y_true, predicted),
         "macro_f1": metrics.f1_score(y_true, predicted, average="macro", zero_division=0),
@@ -42,7 +50,7 @@ def _oracle(y_true, log_proba, classes):
         "labels": labels,
         "per_class": {label: {"precision": p, "recall": r, "f1": f, "support": s}
                       for label, p, r, f, s in zip(labels, precision, recall, f1, support)},
-        "confusion_matrix": metrics.confusion_matrix(y_true, predicted, labels=labels).tolist(),
+        "confusion_matrix": confusion,
     }
 
 
@@ -64,6 +72,41 @@ def test_evaluate_equals_scikit_learn(news_predictions, groups):
         assert ours["per_class"][label] == pytest.approx(figures, rel=1e-12), label
     if groups is not None:  # the case that tells the two label sets apart
         assert 2 < len(ours["labels"]) < 20
+
+
+@st.composite
+def _labelled_scores(draw):
+    """A model's classes, true labels drawn from them and two names it never saw, and
+    log-probabilities with exact ties between classes (where both must take the first)."""
+    classes = draw(st.lists(st.sampled_from("abcde"), min_size=1, max_size=5, unique=True).map(sorted))
+    n = draw(st.integers(1, 30))
+    y_true = draw(st.lists(st.sampled_from(classes + ["x", "y"]), min_size=n, max_size=n))
+    weights = draw(st.lists(st.lists(st.sampled_from([1.0, 2.0, 3.0, 7.5]), min_size=len(classes),
+                                     max_size=len(classes)), min_size=n, max_size=n))
+    proba = np.array(weights) / np.sum(weights, axis=1, keepdims=True)
+    return y_true, np.log(proba), classes
+
+
+@settings(max_examples=200, deadline=None)
+@given(_labelled_scores())
+def test_evaluate_equals_scikit_learn_on_any_labels(case):
+    """Small cases the news posts do not make: one class, classes without a document, labels
+    the model never saw (errors, and out of the log loss), ties for the top class."""
+    y_true, log_proba, classes = case
+    ours = evaluate(y_true, log_proba, classes)
+    known = [i for i, label in enumerate(y_true) if label in classes]
+    assert ours["n_unknown_label"] == len(y_true) - len(known)
+    if len(classes) == 1:  # scikit-learn's log loss needs two classes: every answer is the one class
+        assert ours["accuracy"] == len(known) / len(y_true)
+        assert ours["log_loss"] == pytest.approx(0.0 if known else math.nan, abs=1e-15, nan_ok=True)  # 1 clipped
+        return
+    oracle = _oracle(y_true, log_proba, classes)
+    assert ours["labels"] == oracle["labels"]
+    assert ours["confusion_matrix"] == oracle["confusion_matrix"]
+    for name in ("accuracy", "macro_f1", "weighted_f1", "log_loss"):
+        assert ours[name] == pytest.approx(oracle[name], rel=1e-12, nan_ok=True), name
+    for label, figures in oracle["per_class"].items():
+        assert ours["per_class"][label] == pytest.approx(figures, rel=1e-12), label
 
 
 def test_labels_and_scores_that_do_not_line_up_are_refused(news_predictions):
