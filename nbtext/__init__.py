@@ -13,7 +13,17 @@ it does not use.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names below are, for a user's type checker and editor
+    from .analysis import Analyzer
+    from .counting import ClassCounts, CountMatrix, FrozenCounts
+    from .errors import DataError, ModelError, NbtextError, NotFittedError, NotLearnedError, UnsafeModelError
+    from .metrics import evaluate
+    from .model import Explanation, Model
+    from .naive_bayes import BernoulliNB, ComplementNB, MultinomialNB, NaiveBayes
+    from .readers import Document, LabelledCorpus
+    from .training import train
 
 __version__ = "0.1.0"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -13,3 +14,42 @@ def test_mypy_finds_no_type_errors(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("Success: no issues found")
+
+
+def test_a_users_type_checker_sees_the_librarys_types(tmp_path):
+    """The API is imported lazily, so to a type checker every name of it was Any, and nothing
+    a user passed to nbtext was ever checked; nor did the package say it is typed (py.typed).
+    Here mypy checks a user's script against the package as it checks an installed one, with
+    errors inside the package silenced."""
+    (tmp_path / "user.py").write_text(
+        "import nbtext\n"
+        "model = nbtext.train([nbtext.Document('free cash', 'spam', '1')])\n"
+        "first: int = model.classes[0]\n"
+        "model.predict(42)\n"
+        "reveal_type(model)\n")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"), "--follow-imports",
+                           "silent", "--no-error-summary", "user.py"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "MYPYPATH": str(REPO)})
+    assert done.stdout.splitlines() == [
+        'user.py:3: error: Incompatible types in assignment (expression has type "str", variable has type "int")  '
+        "[assignment]",
+        'user.py:4: error: Argument 1 to "predict" of "Model" has incompatible type "int"; expected "Iterable[str]"  '
+        "[arg-type]",
+        'user.py:5: note: Revealed type is "nbtext.model.Model"',
+    ], done.stdout + done.stderr
+    assert (REPO / "nbtext" / "py.typed").is_file()
+
+
+def test_every_lazy_name_is_imported_for_type_checkers():
+    """The names of the API are listed twice in nbtext/__init__.py: where each is imported
+    from when first used, and the imports a type checker reads instead. A name added to one
+    and not the other would be Any to users, or import from the wrong module."""
+    import ast
+
+    import nbtext
+
+    tree = ast.parse((REPO / "nbtext" / "__init__.py").read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    imported = {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom)
+                for alias in node.names}
+    assert imported == nbtext._API
