@@ -15,15 +15,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # what the lazy names below are, for a user's type checker and editor
-    from .analysis import Analyzer
-    from .counting import ClassCounts, CountMatrix, FrozenCounts
-    from .errors import DataError, ModelError, NbtextError, NotFittedError, NotLearnedError, UnsafeModelError
-    from .metrics import evaluate
-    from .model import Explanation, Model
-    from .naive_bayes import BernoulliNB, ComplementNB, MultinomialNB, NaiveBayes
-    from .readers import Document, LabelledCorpus
-    from .training import train
+if TYPE_CHECKING:  # what the lazy names below are, for a user's type checker and editor ("X as X": exported)
+    from .analysis import Analyzer as Analyzer
+    from .counting import ClassCounts as ClassCounts, CountMatrix as CountMatrix, FrozenCounts as FrozenCounts
+    from .errors import (DataError as DataError, ModelError as ModelError, NbtextError as NbtextError,
+                         NotFittedError as NotFittedError, NotLearnedError as NotLearnedError,
+                         UnsafeModelError as UnsafeModelError)
+    from .metrics import evaluate as evaluate
+    from .model import Explanation as Explanation, Model as Model
+    from .naive_bayes import (BernoulliNB as BernoulliNB, ComplementNB as ComplementNB, MultinomialNB as MultinomialNB,
+                              NaiveBayes as NaiveBayes)
+    from .readers import Document as Document, LabelledCorpus as LabelledCorpus
+    from .training import train as train
 
 __version__ = "0.1.0"
 

@@ -12,15 +12,16 @@ import numpy as np
 _EPS = float(np.finfo(np.float64).eps)
 
 
-def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str]) -> dict[str, Any]:
+def evaluate(y_true: Sequence[str | None], log_proba: np.ndarray, classes: Sequence[str]) -> dict[str, Any]:
     """Accuracy, per-class precision/recall/F1, averages, confusion matrix, log loss, and the
     calibration of the top-class probability (``ece`` and the ``reliability`` table, see
     ``calibration.reliability``).
 
-    ``log_proba`` has one column per entry of ``classes`` (the model's). True labels the model
-    never saw can never be predicted: they count as errors, and are left out of the log loss
-    (which needs the model's probability of the true class), as ``n_unknown_label`` says;
-    ``unknown_labels`` counts them by label (a class folder named Spam/ where the model has spam).
+    ``y_true`` are the documents' labels (``Document.label``), none of them None. ``log_proba``
+    has one column per entry of ``classes`` (the model's). True labels the model never saw can
+    never be predicted: they count as errors, and are left out of the log loss (which needs
+    the model's probability of the true class), as ``n_unknown_label`` says; ``unknown_labels``
+    counts them by label (a class folder named Spam/ where the model has spam).
     The per-class figures, their averages and the confusion matrix cover the labels that are
     true or predicted, as scikit-learn's do: a class of the model with no document in the
     data and none predicted does not pull the macro average down.
@@ -38,7 +39,7 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
     if isinstance(y_true, str):
         raise TypeError("y_true must be a list of labels, not one string")
     classes = list(classes)
-    y_true = list(y_true)
+    y_true = _labels(y_true)
     n = len(y_true)
     log_proba = np.asarray(log_proba)
     if log_proba.shape != (n, len(classes)):
@@ -83,6 +84,17 @@ def evaluate(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str
         "per_class": per_class,
         "confusion_matrix": confusion.tolist(),
     }
+
+
+def _labels(y_true: Sequence[str | None]) -> list[str]:
+    """``y_true`` as a list, or a ValueError naming the first label that is None (an unlabelled
+    document's), which cannot be scored."""
+    labels = []
+    for i, label in enumerate(y_true):
+        if label is None:
+            raise ValueError(f"y_true[{i}] is None: every document scored needs its true label")
+        labels.append(label)
+    return labels
 
 
 def right_answers(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str]) -> np.ndarray:

@@ -20,6 +20,12 @@ SHARED_GET = REPO.parent / "shared" / "corpora" / "get"
 TICKETS = REPO / "corpora" / "support-tickets"
 
 
+def readme_library_example() -> str:
+    """The Python example under README's "As a library", as a user would paste it."""
+    section = (REPO / "README.md").read_text().split("## As a library", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
 def corpus_path(name: str) -> Path:
     """The unpacked shared corpus NAME; skip where ../shared is absent, fail under CI."""
     if not SHARED_GET.exists():

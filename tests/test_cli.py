@@ -18,7 +18,8 @@ from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
-from .conftest import REPO, TICKETS, corpus_path, nbtext_process, numpy_imports_by_itself, on_a_terminal, run
+from .conftest import (REPO, TICKETS, corpus_path, nbtext_process, numpy_imports_by_itself, on_a_terminal,
+                       readme_library_example, run)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -458,7 +459,7 @@ def test_readme_gives_the_lower_bounds_of_the_dependencies_ci_tests():
 def test_readmes_library_example_prints_what_its_comments_say(tmp_path):
     """The Python example under "As a library", run as a user pastes it (from a folder with
     the repository's corpora/): each print gives the line its comment promises."""
-    code = (REPO / "README.md").read_text().split("## As a library", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    code = readme_library_example()
     promised = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
     assert len(promised) == 3
     (tmp_path / "corpora").symlink_to(REPO / "corpora")

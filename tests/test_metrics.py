@@ -120,6 +120,9 @@ def test_labels_and_scores_that_do_not_line_up_are_refused(news_predictions):
     with pytest.raises(TypeError, match="not one string"):
         evaluate("rec.autos", log_proba[:1], classes)
     assert evaluate([], log_proba[:0], classes)["n_documents"] == 0
+    # an unlabelled document's label, None, failed in sorting as "'<' not supported between..."
+    with pytest.raises(ValueError, match=r"^y_true\[1\] is None: every document scored needs its true label$"):
+        evaluate([y_true[0], None], log_proba[:2], classes)
 
 
 def test_the_table_report_prints_every_name_and_count_whole(news_predictions):
