@@ -56,10 +56,12 @@ _API = {
 __all__ = sorted(_API)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _API:
-        return getattr(importlib.import_module(f".{_API[name]}", __name__), name)
-    raise AttributeError(f"module 'nbtext' has no attribute {name!r}")
+if not TYPE_CHECKING:  # a type checker reads the imports above: to it, a name outside them is an error
+
+    def __getattr__(name: str) -> Any:
+        if name in _API:
+            return getattr(importlib.import_module(f".{_API[name]}", __name__), name)
+        raise AttributeError(f"module 'nbtext' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import importlib
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,8 +18,8 @@ import numpy as np
 
 from .errors import DataError, NotLearnedError
 
-try:  # by name: untyped, it would be typed by the package's __getattr__ (the lazy API)
-    _sparsedot: Any = importlib.import_module("._sparsedot", __package__)
+try:
+    from . import _sparsedot  # type: ignore[attr-defined]  # compiled, with no types for mypy to find
 except ImportError:  # built without a C compiler: numpy takes the product (the same to rounding)
     _sparsedot = None
 

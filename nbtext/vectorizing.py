@@ -30,7 +30,6 @@ counted by the plain path too.
 from __future__ import annotations
 
 import functools
-import importlib
 import itertools
 import threading
 import zlib
@@ -45,8 +44,8 @@ from .cores import run_ahead
 from .counting import (CountMatrix, GrowingVocabulary, PackedTerms, count_features, count_matrix, pack_terms,
                        run_starts, sorted_union)
 
-try:  # by name: untyped, it would be typed by the package's __getattr__ (the lazy API)
-    _wordscan: Any = importlib.import_module("._wordscan", __package__)
+try:
+    from . import _wordscan  # type: ignore[attr-defined]  # compiled, with no types for mypy to find
 except ImportError:  # built without a C compiler: numpy finds a fixed table's words too
     _wordscan = None
 
