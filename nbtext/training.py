@@ -106,13 +106,13 @@ def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyz
 
 #: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
 DEFAULT_ANALYZER = Analyzer(ngram_range=(1, 2), tokens="all-words")
+DEFAULT_TF, DEFAULT_DOC_NORM = "log", None
 
 
 def default_tokens(analyzer: str) -> str:
     """The tokens nbtext's defaults give ``analyzer``: the defaults' own for words; for
     character n-grams, which find no words and refuse other tokens, the Analyzer's."""
     return DEFAULT_ANALYZER.tokens if analyzer == "word" else Analyzer.tokens
-DEFAULT_TF, DEFAULT_DOC_NORM = "log", None
 
 
 def train(

@@ -16,6 +16,14 @@ def test_mypy_finds_no_type_errors(tmp_path):
     assert done.stdout.startswith("Success: no issues found")
 
 
+def _mypy_as_a_user(folder, *args: str) -> subprocess.CompletedProcess:
+    """mypy run in ``folder`` on a user's script, with the package found as an installed one
+    is: checked against, its own errors silenced."""
+    return subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(folder / "cache"), "--follow-imports",
+                           "silent", *args], cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, "MYPYPATH": str(REPO)})
+
+
 def test_a_users_type_checker_sees_the_librarys_types(tmp_path):
     """The API is imported lazily, so to a type checker every name of it was Any, and nothing
     a user passed to nbtext was ever checked; nor did the package say it is typed (py.typed).
@@ -27,9 +35,7 @@ def test_a_users_type_checker_sees_the_librarys_types(tmp_path):
         "first: int = model.classes[0]\n"
         "model.predict(42)\n"
         "reveal_type(model)\n")
-    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"), "--follow-imports",
-                           "silent", "--no-error-summary", "user.py"], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "MYPYPATH": str(REPO)})
+    done = _mypy_as_a_user(tmp_path, "--no-error-summary", "user.py")
     assert done.stdout.splitlines() == [
         'user.py:3: error: Incompatible types in assignment (expression has type "str", variable has type "int")  '
         "[assignment]",
@@ -60,7 +66,5 @@ def test_readmes_library_example_passes_a_strict_type_check(tmp_path):
     None, which evaluate did not take, and under --strict none of the lazy names counted as
     exported. A user's example must check clean as it stands."""
     (tmp_path / "example.py").write_text(readme_library_example())
-    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
-                           "--follow-imports", "silent", "example.py"], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "MYPYPATH": str(REPO)})
+    done = _mypy_as_a_user(tmp_path, "--strict", "example.py")
     assert done.stdout == "Success: no issues found in 1 source file\n", done.stdout + done.stderr
