@@ -20,7 +20,11 @@ for sub in new cur; do
     nbtext filter "$model" "$maildir/$sub" --jobs "${NBTEXT_JOBS:-1}" > "$maildir/.nbtext-verdicts"
     while IFS="$tab" read -r path verdict score; do
         if [ "$verdict" = Spam ]; then
-            mv "$path" "$maildir/.Junk/$sub/"
+            # The name as nbtext wrote it, a backslash, tab, newline or carriage return escaped
+            # (\\, \t, \n, \r), back to the file's own: the maildir convention writes a host
+            # named a/b as a\057b in its messages' names. The dot keeps a trailing newline.
+            path=$(printf '%b.' "$path")
+            mv "${path%.}" "$maildir/.Junk/$sub/"
         fi
     done < "$maildir/.nbtext-verdicts"
     rm -f "$maildir/.nbtext-verdicts"

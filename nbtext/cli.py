@@ -1145,8 +1145,9 @@ def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_forma
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
     of stdin is one document (for a model trained on mail, stdin is one message, or each
     message of an mbox). Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
-    --proba adds each label's probability, --top-k the next best labels (a tab, newline or
-    backslash in a name is written \\t, \\n or \\\\). Answers stream: a line of stdin is answered
+    --proba adds each label's probability, --top-k the next best labels (a backslash, tab,
+    newline or carriage return in a name is written \\\\, \\t, \\n or \\r; printf %b turns
+    it back). Answers stream: a line of stdin is answered
     as soon as it has been read, files 256 at a time; going to a file or a pipe, they are
     counted on stderr when that is a terminal. After them, stderr counts the documents that
     were empty, skipped, decoded with replacement, or without a word the model knows (-v
@@ -1398,7 +1399,9 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     VERDICT<TAB>SCORE is printed (PATH<TAB>VERDICT<TAB>SCORE for a file) unless --quiet or
     --passthrough. Many messages (an mbox, a maildir, a folder of message files): one line
     each, IDENTITY<TAB>VERDICT<TAB>SCORE, in order and as they are read; exit 0. An mbox of
-    several messages on stdin is refused (exit 3), not given one verdict: give its path.
+    several messages on stdin is refused (exit 3), not given one verdict: give its path. A
+    backslash, tab, newline or carriage return in a path is written \\\\, \\t, \\n or \\r, so
+    that a line is one message (printf %b turns the path back).
 
     A message is Spam when its score is at or above the spam cut-off, Ham below the ham
     cut-off, and Unsure between them; the model's cut-offs apply unless given here. The
