@@ -1147,12 +1147,12 @@ def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_forma
     message of an mbox). Lines are PATH<TAB>LABEL for files and LABEL for stdin lines;
     --proba adds each label's probability, --top-k the next best labels (a backslash, tab,
     newline or carriage return in a name is written \\\\, \\t, \\n or \\r; printf %b turns
-    it back). Answers stream: a line of stdin is answered
-    as soon as it has been read, files 256 at a time; going to a file or a pipe, they are
-    counted on stderr when that is a terminal. After them, stderr counts the documents that
-    were empty, skipped, decoded with replacement, or without a word the model knows (-v
-    names them). --explain N ends each line with the runner-up label and the N words that
-    most raise the label over it: WORD<TAB>WEIGHT pairs, weightiest first.
+    it back). Answers stream: a line of stdin is answered as soon as it has been read, files
+    256 at a time; going to a file or a pipe, they are counted on stderr when that is a
+    terminal. After them, stderr counts the documents that were empty, skipped, decoded with
+    replacement, or without a word the model knows (-v names them). --explain N ends each
+    line with the runner-up label and the N words that most raise the label over it:
+    WORD<TAB>WEIGHT pairs, weightiest first.
 
     \b
     Example:

@@ -796,8 +796,8 @@ def test_nightly_maildir_job_files_spam_into_junk(filter_model, mail_root, tmp_p
 def test_nightly_maildir_job_moves_messages_whose_names_hold_a_backslash(filter_model, mail_root, tmp_path,
                                                                          monkeypatch):
     """The maildir convention writes a host named with / or : as \\057 or \\072 in each name,
-    as Python's mailbox does; nbtext prints such a name's backslash as \\\\, and the job's mv,
-    given the name as printed, stopped at the first spam and left the rest unfiled."""
+    as Python's mailbox does. nbtext prints such a name's backslash as \\\\, a name mv cannot
+    find: the job must turn it back, or it stops at the first spam with the rest unfiled."""
     _, held = mail_root
     monkeypatch.setattr(mailbox.socket, "gethostname", lambda: "mx/in:2525")
     maildir = mailbox.Maildir(tmp_path / "Maildir")
