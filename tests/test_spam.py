@@ -26,6 +26,7 @@ from nbtext.cli import cli
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
+from nbtext.render import tsv_field
 from nbtext.spam import (
     FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, SpamFilter, choose_cutoffs, fit_platt, spam_log_odds,
     train_filter,
@@ -807,7 +808,7 @@ def test_nightly_maildir_job_moves_messages_whose_names_hold_a_backslash(filter_
     names = sorted(os.listdir(new))
     assert len(names) == 12 and all("mx\\057in\\0722525" in name for name in names)
     verdicts = dict(line.split("\t")[:2] for line in run(["filter", filter_model, new]).stdout.splitlines())
-    spam = [name for name in names if verdicts[str(new / name).replace("\\", "\\\\")] == "Spam"]
+    spam = [name for name in names if verdicts[tsv_field(str(new / name))] == "Spam"]
     assert len(spam) >= 3
     _nightly_job(filter_model, tmp_path / "Maildir")
     assert sorted(os.listdir(tmp_path / "Maildir" / ".Junk" / "new")) == spam
