@@ -2,8 +2,12 @@
 # Nightly batch job: move the spam among a maildir's messages into its .Junk folder (Maildir++).
 #
 #   sh examples/nightly-maildir.sh MODEL MAILDIR
-#   (crontab: 15 3 * * *  sh /path/to/nightly-maildir.sh ~/.nbtext/filter.joblib ~/Maildir)
 #   NBTEXT_JOBS=4 sh examples/nightly-maildir.sh MODEL MAILDIR    # filter in 4 processes
+#
+# A crontab line for it, at 3:15 each night. cron looks for programs in /usr/bin and /bin
+# alone: put the folder `command -v nbtext` names before them ($HOME/.local/bin is where
+# `pip install --user` puts nbtext), or the job stops at once and files nothing.
+#   15 3 * * *  PATH="$HOME/.local/bin:$PATH" sh /path/to/nightly-maildir.sh ~/.nbtext/filter.joblib ~/Maildir
 #
 # `nbtext filter MODEL FOLDER` prints PATH<TAB>VERDICT<TAB>SCORE for each message file as it
 # goes; only Spam is moved, Ham and Unsure stay where they are. A message is moved with mv,
