@@ -1,0 +1,101 @@
+"""README's transcripts on the shipped corpus: each command, run by bash as a user would paste
+it, prints what README shows."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import click
+import pytest
+
+from nbtext.cli import cli
+
+from .conftest import REPO
+
+#: Commands whose output README shows as a terminal renders it, or with a path of the machine
+#: they ran on: tune's leaderboard, the top words, info. Their tests are the commands' own.
+AS_ON_A_TERMINAL = ("nbtext tune ", "nbtext inspect-top-words ", "nbtext info ")
+
+
+def transcripts() -> list[list[tuple[str, str]]]:
+    """README's blocks of ``$ COMMAND`` lines, each as (command, output) pairs: the commands
+    that read only the shipped corpus, tickets.joblib and files the block's commands write."""
+    blocks = re.findall(r"^```\n(\$ .*?)^```", (REPO / "README.md").read_text(), re.DOTALL | re.MULTILINE)
+    found = []
+    for block in blocks:
+        have = {"tickets.joblib", "-"}
+        steps = []
+        for step in re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]:
+            command, shown = step.split("\n", 1)
+            data, written = _files_of(command)
+            on_a_terminal = command.startswith(AS_ON_A_TERMINAL) and "|" not in command
+            if not on_a_terminal and all(name in have or name.startswith("corpora/support-tickets/") for name in data):
+                steps.append((command, shown))
+                have |= written
+        if steps:
+            found.append(steps)
+    return found
+
+
+def _files_of(command: str) -> tuple[list[str], set[str]]:
+    """The files the nbtext commands of a shell line read (their arguments) and write (-o,
+    --errors, a redirection)."""
+    read, written = [], set()
+    for segment in command.split("|"):
+        words = shlex.split(segment, comments=True)
+        if words[:1] == ["cat"]:
+            read += words[1:]
+        if words[:1] != ["nbtext"]:
+            continue
+        options = {opt: param for param in cli.commands[words[1]].params if isinstance(param, click.Option)
+                   for opt in param.opts}
+        rest = iter(words[2:])
+        for word in rest:
+            if word in (">", "2>"):
+                written.add(next(rest))
+            elif word.startswith(("2>", ">")):
+                written.add(re.sub(r"^2?>", "", word))
+            elif word in options and not options[word].is_flag:
+                value = next(rest)
+                if word in ("-o", "--output", "--errors"):
+                    written.add(value)
+            elif not word.startswith("-"):
+                read.append(word)
+    return read, written
+
+
+@pytest.mark.parametrize("block", transcripts(), ids=lambda block: block[0][0][:60])
+def test_readme_transcript_is_what_the_command_prints(block, tmp_path):
+    """Each block runs afresh, beside a tickets.joblib trained as README's first example
+    trains it (a block that trains or updates one uses its own). Lines are compared as a
+    terminal shows them: stdout's and stderr's, each in its order, interleaved as README has
+    them. The eval example once lacked the calibration table eval prints under it."""
+    if any(re.search(r"\| *jq ", command) for command, _ in block) and shutil.which("jq") is None:
+        pytest.skip("needs jq, as README's example does")
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    (bin_folder / "nbtext").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nbtext "$@"\n')
+    (bin_folder / "nbtext").chmod(0o755)
+    (tmp_path / "corpora").symlink_to(REPO / "corpora")
+    env = {"PATH": f"{bin_folder}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    first_training = "nbtext train corpora/support-tickets/train -o tickets.joblib"
+    if block[0][0] != first_training:
+        subprocess.run(["bash", "-c", first_training], cwd=tmp_path, env=env, check=True, capture_output=True)
+    for command, shown in block:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        same = _interleaved(shown.splitlines(), done.stdout.splitlines(), done.stderr.splitlines())
+        assert same, f"$ {command}\n--- README\n{shown}--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
+
+
+def _interleaved(shown: list[str], out: list[str], err: list[str]) -> bool:
+    """Whether ``shown`` is ``out`` and ``err`` interleaved, each kept in its order."""
+    can = {(0, 0)}  # lines of out and err used so far, by the lines of shown matched
+    for line in shown:
+        can = {(i + 1, j) for i, j in can if i < len(out) and out[i] == line} | \
+              {(i, j + 1) for i, j in can if j < len(err) and err[j] == line}
+    return (len(out), len(err)) in can
