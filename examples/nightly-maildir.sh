@@ -16,6 +16,7 @@ set -eu
 model=$1
 maildir=$2
 tab=$(printf '\t')
+trap 'rm -f "$maildir/.nbtext-verdicts"' EXIT
 for sub in cur new tmp; do
     mkdir -p "$maildir/.Junk/$sub"
 done
@@ -28,8 +29,14 @@ for sub in new cur; do
             # (\\, \t, \n, \r), back to the file's own: the maildir convention writes a host
             # named a/b as a\057b in its messages' names. The dot keeps a trailing newline.
             path=$(printf '%b.' "$path")
-            mv "${path%.}" "$maildir/.Junk/$sub/"
+            path=${path%.}
+            # A mail client moves a message it shows from new/ to cur/, renamed with its
+            # flags: one it moved since nbtext read it stays, and is filed when cur/ is. A
+            # message still there that mv cannot move is an error: mv says why, again.
+            if ! mv "$path" "$maildir/.Junk/$sub/" 2>/dev/null; then
+                [ ! -e "$path" ] || mv "$path" "$maildir/.Junk/$sub/"
+                echo "nightly-maildir.sh: $path went before it could be moved (a mail client read it?); it stays" >&2
+            fi
         fi
     done < "$maildir/.nbtext-verdicts"
-    rm -f "$maildir/.nbtext-verdicts"
 done

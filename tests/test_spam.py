@@ -816,17 +816,55 @@ def test_nightly_maildir_job_moves_messages_whose_names_hold_a_backslash(filter_
     assert sorted(os.listdir(tmp_path / "Maildir")) == [".Junk", "cur", "new", "tmp"]  # no verdicts left behind
 
 
-def _nightly_job(filter_model, maildir, jobs: str | None = None) -> None:
+def test_nightly_maildir_job_goes_on_past_a_spam_a_mail_client_moved_meanwhile(filter_model, mail_root, tmp_path):
+    """A mail client (or the IMAP server for it) moves a message it shows from new/ to cur/,
+    renamed with its flags. Moved between nbtext's verdicts and the job's mv, a spam could
+    not be moved: the job stopped there under set -e, left the rest of the spam unfiled and
+    its verdicts file in the maildir. It must say so and go on; the cur/ pass files it."""
+    _, held = mail_root
+    maildir = mailbox.Maildir(tmp_path / "Maildir")
+    for path in held["spam"][70:75] + held["ham"][70:75]:
+        maildir.add(mailbox.MaildirMessage(path.read_bytes()))
+    new = tmp_path / "Maildir" / "new"
+    verdicts = dict(line.split("\t")[:2] for line in run(["filter", filter_model, new]).stdout.splitlines())
+    spam = sorted(os.path.basename(path) for path, verdict in verdicts.items() if verdict == "Spam")
+    assert len(verdicts) == 10 and len(spam) >= 3
+    said = _nightly_job(filter_model, tmp_path / "Maildir", while_running=_CLIENT_MARKS_A_SPAM_SEEN)
+    seen = (tmp_path / ".seen").read_text().strip()
+    assert said == f"nightly-maildir.sh: {seen} went before it could be moved (a mail client read it?); it stays\n"
+    assert sorted(os.listdir(tmp_path / "Maildir" / ".Junk" / "new")) == [name for name in spam if name not in seen]
+    assert os.listdir(tmp_path / "Maildir" / ".Junk" / "cur") == [os.path.basename(seen) + ":2,S"]
+    assert sorted(os.listdir(new)) == sorted({os.path.basename(path) for path in verdicts} - set(spam))
+    assert os.listdir(tmp_path / "Maildir" / "cur") == []
+    assert sorted(os.listdir(tmp_path / "Maildir")) == [".Junk", "cur", "new", "tmp"]  # no verdicts left behind
+
+
+#: A mail client at work during the nightly job: after nbtext's first verdicts, it shows the
+#: first spam, which moves it from new/ to cur/ with the seen flag in its name.
+_CLIENT_MARKS_A_SPAM_SEEN = r"""
+[ -e "$HOME/.seen" ] && exit 0
+first=$(awk -F'\t' '$2 == "Spam" {print $1; exit}' "$HOME/.out")
+mv "$first" "${first%/new/*}/cur/${first##*/}:2,S"
+echo "$first" > "$HOME/.seen"
+"""
+
+
+def _nightly_job(filter_model, maildir, jobs: str | None = None, *, while_running: str = "") -> str:
     """The crontab line of examples/nightly-maildir.sh, run as cron would: by sh, in cron's
     environment, for a user whose ~/Maildir is ``maildir``, with nbtext where pip install
-    --user puts it, which cron does not search."""
+    --user puts it, which cron does not search. ``while_running`` is shell run after each
+    nbtext command, its output in $HOME/.out. What the job said on stderr is returned."""
     script = REPO / "examples" / "nightly-maildir.sh"
     line = re.search(r"^#   15 3 \* \* \*  (.*)$", script.read_text(), re.MULTILINE).group(1)
     home = _installed_for_the_user(maildir.parent, filter_model)
+    if while_running:
+        (home / ".local" / "bin" / "nbtext").write_text(
+            f'#!/bin/sh\n"{sys.executable}" -m nbtext "$@" > "$HOME/.out" || exit\ncat "$HOME/.out"\n{while_running}\n')
     env = {**_MAIL_SERVER_ENV, "HOME": str(home), **({} if jobs is None else {"NBTEXT_JOBS": jobs})}
     done = subprocess.run(["/bin/sh", "-c", line.replace("/path/to/nightly-maildir.sh", str(script))], env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    return done.stderr
 
 
 def test_a_nightly_run_into_a_file_counts_the_messages_on_the_terminal(filter_model, mail_root, tmp_path):
