@@ -1420,13 +1420,14 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
 
     from .model import Model
     from .readers import Document, iter_unlabelled, standard_input
-    from .readers.folders import holds_mbox_messages
+    from .readers.folders import holds_mbox_messages, is_pipe
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
 
-    single = source == "-" or (os.path.isfile(source) and not is_mbox(source))
+    stream = "stdin" if source == "-" else source if is_pipe(source) else None  # read once, so one message
+    single = stream is not None or (os.path.isfile(source) and not is_mbox(source))
     raw = None
     if single:
         if source == "-":
@@ -1440,10 +1441,10 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     try:
         if explain and quiet:
             raise click.UsageError("--explain adds words to the verdict line, which --quiet does not print")
-        if source == "-" and raw is not None and holds_mbox_messages(raw):  # before the model is loaded for nothing
+        if stream is not None and raw is not None and holds_mbox_messages(raw):  # before the model loads for nothing
             # one verdict, one exit status, for many messages would be no message's verdict
-            raise DataError("stdin holds several mbox messages, and the filter gives stdin one verdict: give the "
-                            "mbox as a path (nbtext filter MODEL BOX.mbox) for a line each")
+            raise DataError(f"{stream} holds several mbox messages, and the filter gives {stream} one verdict: give "
+                            "the mbox as a file (nbtext filter MODEL BOX.mbox) for a line each")
         model = Model.load(model_path)
         spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
         trained_format = _trained_format(model)

@@ -32,6 +32,7 @@ from .metrics import evaluate, right_answers, seen_and_unseen
 from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
+from .readers.folders import is_pipe
 from .readers.report import labels_of, plural
 from .training import BATCH_SIZE, DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, default_tokens, train
 from .vectorizing import Vectorizer, supports
@@ -198,7 +199,7 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     if not spec:
         return dict(DEFAULT_GRID)
     where = ""
-    if os.path.isfile(spec):
+    if os.path.isfile(spec) or is_pipe(spec):  # a pipe: bash's <(...)
         where = f"{spec}: "
         with open(spec, "rb") as file:
             spec = file.read().decode("utf-8", "replace")

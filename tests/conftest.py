@@ -76,6 +76,12 @@ def nbtext_process(*args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "nbtext", *map(str, args)], **kwargs)
 
 
+def in_bash(script: str, **kwargs) -> subprocess.CompletedProcess:
+    """``script`` run by bash, where ``nbtext`` is this Python's (for <(...) and named pipes)."""
+    return subprocess.run(["bash", "-c", f'nbtext() {{ "{sys.executable}" -m nbtext "$@"; }}\n{script}'],
+                          capture_output=True, text=True, timeout=300, **kwargs)
+
+
 def on_a_terminal(*args: str, streams: tuple[str, ...] = ("stdout",), stdout=subprocess.DEVNULL) -> str:
     """What nbtext writes to a real terminal (a pseudo-terminal) on ``streams``, stdout, stderr
     or both, its escapes left out; stdout goes to ``stdout`` where it is not among them."""

@@ -18,8 +18,8 @@ from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
-from .conftest import (REPO, TICKETS, corpus_path, nbtext_process, numpy_imports_by_itself, on_a_terminal,
-                       readme_library_example, run)
+from .conftest import (REPO, TICKETS, corpus_path, in_bash, nbtext_process, numpy_imports_by_itself,
+                       on_a_terminal, readme_library_example, run)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -918,6 +918,12 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     rows = [line.split("\t") for line in again.stdout.splitlines()]  # piped: TSV, the options one field
     assert [[rank, f"{float(mean):.4f}", options] for rank, mean, _, _, options in rows] == \
         [[cells[0], cells[1], " ".join(cells[4:])] for cells in map(str.split, board[2:])]
+    # and from a pipe, bash's <(...): it was "no such file, nor a JSON object"
+    piped = in_bash(f"nbtext tune {TICKETS / 'train'} -o {tmp_path / 'piped'} --grid <(cat {tmp_path / 'grid.json'})"
+                    " --cv 3")
+    assert piped.returncode == 0, piped.stderr
+    unclocked = [[*row[:3], *row[4:]] for row in rows]  # all but the seconds
+    assert [[*line.split("\t")[:3], *line.split("\t")[4:]] for line in piped.stdout.splitlines()] == unclocked
     listed = json.loads(run(["tune", TICKETS / "train", "-o", tmp_path / "again", "--grid", grid, "--format",
                              "json"]).stdout)
     assert [entry["options"] for entry in listed] == [options for *_, options in rows]

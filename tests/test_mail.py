@@ -22,7 +22,7 @@ from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
 
-from .conftest import corpus_path, run
+from .conftest import corpus_path, in_bash, run
 
 
 #: Pieces of MIME that hypothesis joins into messages, broken ones most of all.
@@ -537,13 +537,40 @@ def test_an_mbox_piped_to_predict_is_read_message_by_message(mail_layouts, mail_
     refused = run(["filter", mail_filter], input=box.read_bytes(), expect=3)
     assert refused.stdout == "" and refused.stderr == (
         "Error: stdin holds several mbox messages, and the filter gives stdin one verdict: give the mbox as a "
-        "path (nbtext filter MODEL BOX.mbox) for a line each\n")
+        "file (nbtext filter MODEL BOX.mbox) for a line each\n")
     passed = run(["filter", "--passthrough", mail_filter], input=box.read_bytes(), expect=3)
     assert passed.stdout_bytes == box.read_bytes()  # nothing lost on the way through
     model = tmp_path / "m.joblib"  # learn rewrites the model it teaches: a copy
     shutil.copyfile(mail_filter, model)
     learned = run(["learn", model, "--spam", "-"], input=box.read_bytes()).stderr  # was "learned 1 spam"
     assert learned.startswith("read 150 documents\n") and f"\nlearned 150 spam -> {model} (" in learned
+
+
+def test_mail_through_a_pipe_path_is_read_as_on_stdin(mail_layouts, mail_filter, tmp_path):
+    """bash's <(...) names a pipe (/dev/fd/N), which can be read once only. filter, predict
+    and learn said it was "a link to nothing that can be read". Each now reads it as stdin:
+    one message (filter's verdict its exit status, as for a file), or an mbox's each."""
+    message = next((mail_layouts / "folder" / "spam").iterdir())
+    by_file = run(["filter", mail_filter, message], expect=None)
+    assert by_file.exit_code in (0, 1, 2)
+    piped = in_bash(f"nbtext filter {mail_filter} <(cat {message})")
+    assert piped.returncode == by_file.exit_code, piped.stderr
+    assert re.sub(r"^/dev/fd/\d+\t", "", piped.stdout) == by_file.stdout.split("\t", 1)[1]
+    box = mail_layouts / "mbox" / "spam" / "inbox.mbox"
+    by_path = run(["predict", mail_filter, box]).stdout.splitlines()
+    answers = in_bash(f"nbtext predict {mail_filter} <(cat {box})")
+    assert answers.returncode == 0 and len(by_path) == 150
+    assert [re.sub(r"^/dev/fd/\d+", "BOX", line) for line in answers.stdout.splitlines()] == [
+        line.replace(str(box), "BOX", 1) for line in by_path]
+    refused = in_bash(f"nbtext filter {mail_filter} <(cat {box})")
+    assert refused.returncode == 3 and re.fullmatch(
+        r"Error: /dev/fd/(\d+) holds several mbox messages, and the filter gives /dev/fd/\1 one verdict: give the "
+        r"mbox as a file \(nbtext filter MODEL BOX.mbox\) for a line each\n", refused.stderr)
+    model = tmp_path / "m.joblib"  # learn rewrites the model it teaches: a copy
+    shutil.copyfile(mail_filter, model)
+    ham = next((mail_layouts / "folder" / "ham").iterdir())
+    learned = in_bash(f"nbtext learn {model} --spam <(cat {box}) --ham <(cat {ham})")
+    assert learned.returncode == 0 and f"\nlearned 150 spam, 1 ham -> {model} (" in learned.stderr, learned.stderr
 
 
 def test_a_message_with_a_from_paragraph_is_one_message(mail_layouts, mail_filter, tmp_path):

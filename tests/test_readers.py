@@ -15,7 +15,7 @@ from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
 
-from .conftest import TICKETS, corpus_path, run
+from .conftest import TICKETS, corpus_path, in_bash, run
 
 
 def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path, tickets_model):
@@ -465,6 +465,33 @@ def test_stdin_is_sniffed():
 
     corpus = LabelledCorpus(["-"], stdin=io.BytesIO(b"__label__a hello\n__label__b bye\n"))
     assert [(d.label, d.text, d.source) for d in corpus] == [("a", "hello", "<stdin>:1"), ("b", "bye", "<stdin>:2")]
+
+
+@pytest.mark.corpus
+def test_a_pipe_given_as_data_is_read_once_as_stdin_is(tmp_path):
+    """bash's <(...) and a named pipe (mkfifo) can be read once only. Their start was read to
+    see whether they were an mbox, and then again from where that left off: eval and train
+    said "cannot tell the format" of SMS spam's lines, or that there were no documents, and a
+    named pipe hung, opened a second time with no one writing to it."""
+    sms = corpus_path("sms-spam") / "SMSSpamCollection"
+    from_file = in_bash(f"nbtext eval --cv 3 {sms}")
+    assert from_file.returncode == 0 and from_file.stdout.startswith("accuracy 0.98")
+    piped = in_bash(f"nbtext eval --cv 3 <(cat {sms})")
+    assert (piped.returncode, piped.stdout, piped.stderr) == (0, from_file.stdout, from_file.stderr)
+    fifo = tmp_path / "lines"
+    os.mkfifo(fifo)
+    named = in_bash(f"cat {sms} > {fifo} & nbtext eval --cv 3 {fifo}")  # fails by timeout if it hangs
+    assert (named.returncode, named.stdout, named.stderr) == (0, from_file.stdout, from_file.stderr)
+    trained = in_bash(f"nbtext train <(head -100 {sms}) -o {tmp_path / 'm.joblib'}")
+    assert trained.returncode == 0 and trained.stderr.startswith("read 100 documents\n")
+    # predict takes a path as one document, a pipe's too
+    answer = in_bash(f"nbtext predict {tmp_path / 'm.joblib'} <(echo 'WINNER!! claim your prize now')")
+    assert re.fullmatch(r"/dev/fd/\d+\tspam\n", answer.stdout), answer.stderr
+    table = in_bash(f"nbtext train <(cat {sms}) --input-format csv --text-column text -o {tmp_path / 't.joblib'}")
+    assert table.returncode == 1
+    assert re.fullmatch(r"Error: /dev/fd/\d+: a pipe, which can be read once only, from its start; a csv table read by "
+                        r"its columns reads a file or folder by name: save it to one first \(a pipe takes lines: "
+                        r"tsv, jsonl, fasttext\)\n", table.stderr)
 
 
 def test_line_batches_stream_from_a_real_pipe():

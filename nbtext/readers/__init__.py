@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..errors import DataError
-from .folders import NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, list_folder, not_found, read_files
+from .folders import (NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, is_pipe, list_folder, not_found,
+                      read_files)
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
@@ -207,6 +208,10 @@ class LabelledCorpus:
             kind = "a folder" if os.path.isdir(path) else f"read as {fmt}" if fmt else "none of them"
             raise _no_table(path, _LABELLED_COLUMN_OPTIONS, kind=kind,
                             formats=f"{', '.join(_COLUMN_SUFFIXES)}, or --input-format csv, tsv or jsonl")
+        if is_pipe(path):  # read once, from its start, as stdin is
+            if fmt not in (None, *LINE_FORMATS) or (fmt == "tsv" and self.columns is not None):
+                raise _read_by_name(path, fmt)
+            return [(fmt, [], None)]
         if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
@@ -396,6 +401,8 @@ def _unlabelled_source(path: str, report: ReadReport, encoding: str, stdin: Bina
         elif os.path.isfile(path) and is_mbox(path):
             fmt = "mbox"
     if columns is not None:
+        if is_pipe(path) and (input_format == "csv" or _suffix(path) in DELIMITERS):
+            raise _read_by_name(path, "csv" if input_format == "csv" or _suffix(path) == ".csv" else "tsv")
         return "documents", _rows_to_classify(path, report, encoding, input_format, columns)
     if fmt in MAIL_FORMATS:
         return "mail", _unlabelled_mail(path, fmt, report, stdin)
@@ -468,11 +475,10 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
     if path == "-":
         if fmt != "email":
             raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
-        raw = (stdin or standard_input()).read()
-        if holds_mbox_messages(raw):  # `cat box.mbox | nbtext predict`: each message, as for the file
-            yield from mbox_bytes_messages(raw, None, report, "<stdin>")
-        else:
-            yield raw, "<stdin>", None, None
+        yield from _message_or_mbox((stdin or standard_input()).read(), "<stdin>", report)
+    elif is_pipe(path):  # read once, as stdin is
+        with open(path, "rb") as handle:
+            yield from _message_or_mbox(handle.read(), path, report)
     elif fmt == "maildir":
         if not is_maildir(path):
             raise DataError(f"{path}: not a maildir (it has no cur/, new/ and tmp/)")
@@ -490,6 +496,23 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
         yield from message_files([(path, None, 0)], report)
     else:
         raise not_found(path)
+
+
+def _message_or_mbox(raw: bytes, source: str, report: ReadReport) -> Iterator[RawMessage]:
+    """A stream's bytes as mail: one message, or each of an mbox's (`cat box.mbox | nbtext
+    predict`), as for the file."""
+    if holds_mbox_messages(raw):
+        yield from mbox_bytes_messages(raw, None, report, source)
+    else:
+        yield raw, source, None, None
+
+
+def _read_by_name(path: str, fmt: str | None) -> DataError:
+    """The error for a pipe given to be read as a format that reads a file or folder by name,
+    or as a table by its columns (which looks at its header first)."""
+    reader = (f"a {fmt} table read by its columns" if fmt in ("csv", "tsv") else f"--input-format {fmt}")
+    return DataError(f"{path}: a pipe, which can be read once only, from its start; {reader} reads a file or "
+                     f"folder by name: save it to one first (a pipe takes lines: {', '.join(LINE_FORMATS)})")
 
 
 def _mailboxes(entries: list[Entry]) -> str | None:

@@ -145,6 +145,15 @@ def not_found(path: str) -> DataError:
     return DataError(f"{path}: no such file or folder")
 
 
+def is_pipe(path: str) -> bool:
+    """Whether ``path`` is a pipe, named (mkfifo) or bash's ``<(...)`` (/dev/fd/N): what it
+    holds can be read once only, from its start, so nothing may look at that first."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def is_folder(entry: os.DirEntry[str]) -> bool:
     """Whether a listing's ``entry`` is a folder or a link to one. A link that cannot be
     followed is not: one that loops (to itself, or to a link back to it) raises where a
