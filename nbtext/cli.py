@@ -27,6 +27,7 @@ from . import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
 from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS, ReadReport, documents_of
+from .readers.folders import is_pipe
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
 from .readers.report import KEPT_EMPTY, plural
 
@@ -638,6 +639,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                                    f"drop --{fixed[0].replace('_', '-')}")
         if test_split is not None:
             raise click.UsageError("--test-split trains a new model; it does not go with --update")
+        if output is None and is_pipe(update_path):  # else it is found after all the reading
+            raise click.UsageError(f"--update {update_path}: a pipe, which the updated model cannot be written back "
+                                   "to: name the file to write with -o MODEL")
         output = output or update_path
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
@@ -1420,7 +1424,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
 
     from .model import Model
     from .readers import Document, iter_unlabelled, standard_input
-    from .readers.folders import holds_mbox_messages, is_pipe
+    from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
     from .readers.report import decode_file
     from .render import tsv_field
@@ -1564,6 +1568,8 @@ def learn(model_path, items, unlearn, verbose) -> None:
     from .spam import SpamFilter, locked
     from .training import update
 
+    if is_pipe(model_path):
+        raise NbtextError(f"{model_path}: a pipe; learn rewrites the model it teaches, so it takes the model file")
     if not os.path.isfile(model_path):
         raise NbtextError(f"{model_path}: no such model file")
     groups: dict[str, list[str]] = {}

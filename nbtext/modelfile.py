@@ -21,7 +21,9 @@ from __future__ import annotations
 import codecs
 import math
 import mmap
+import os
 import pickle
+import stat
 from typing import Any
 
 import numpy as np
@@ -142,9 +144,15 @@ def dump(payload: Any, handle) -> None:
 
 def load(path: str) -> Any:
     """The payload of the model file at ``path``; ModelError, in one line, if it is not one."""
+    head = None  # a pipe's first bytes, which cannot be read from it again
     try:
         with open(path, "rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            if stat.S_ISFIFO(os.fstat(handle.fileno()).st_mode):  # <(zcat m.joblib.gz), which maps to nothing
+                whole = handle.read()
+                head = whole[:_HEAD]
+                data = _in_memory(whole)
+            else:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         return _Reader(data, path).load()
     except FileNotFoundError:
         raise ModelError(f"{path}: no such model file") from None
@@ -153,8 +161,19 @@ def load(path: str) -> Any:
     except UnsafeModelError:
         raise
     except Exception as error:  # an empty, truncated or foreign file fails in many ways inside pickle
-        what = _no_pickle(path) or f"not an nbtext model file, or truncated ({type(error).__name__})"
+        what = _no_pickle(path, head) or f"not an nbtext model file, or truncated ({type(error).__name__})"
         raise ModelError(f"{path}: {what}") from None
+
+
+def _in_memory(data: bytes) -> mmap.mmap:
+    """``data`` in an anonymous mapping, read as a file's mapping is; no bytes is an error, as
+    mapping an empty file is."""
+    if not data:
+        raise ValueError("nothing to map")
+    mapped = mmap.mmap(-1, len(data))
+    mapped.write(data)
+    mapped.seek(0)
+    return mapped
 
 
 #: The hint for a document or folder given where the model goes.
@@ -163,7 +182,7 @@ _MODEL_FIRST = "the model file comes first, then the documents"
 _HEAD = 512
 
 
-def _no_pickle(path: str) -> str | None:
+def _no_pickle(path: str, head: bytes | None = None) -> str | None:
     """What a file that failed to load as a model is, where its first bytes show it is no pickle
     at all (a model file starts as a pickle does, with 0x80 and the protocol): empty, or text,
     most often a document given where the model goes (``nbtext predict doc.txt model.joblib``).
@@ -174,11 +193,12 @@ def _no_pickle(path: str) -> str | None:
     ...     print(_no_pickle(handle.name))
     text, not an nbtext model file (the model file comes first, then the documents)
     """
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_HEAD)
-    except OSError:
-        return None
+    if head is None:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(_HEAD)
+        except OSError:
+            return None
     if not head:
         return "an empty file, not an nbtext model file"
     if head.startswith(b"\x80"):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -24,7 +26,7 @@ from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
 
-from .conftest import TICKETS, assert_same_matrix, numpy_imports_by_itself
+from .conftest import TICKETS, assert_same_matrix, in_bash, numpy_imports_by_itself, run
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +179,39 @@ def test_broken_files_give_one_line_errors(model, tmp_path):
         with pytest.raises(ModelError) as error:
             Model.load(tmp_path / name)
         assert str(error.value) == f"{tmp_path / name}: {message}"
+
+
+def test_a_model_read_through_a_pipe_is_the_file_s_model(model, tmp_path):
+    """`nbtext predict <(zcat m.joblib.gz)`: a pipe cannot be mapped into memory as a file is,
+    and every model given so was "not an nbtext model file, or truncated (OSError)". A pipe is
+    read whole; a broken file through one says what the file says."""
+    path = tmp_path / "m.joblib"
+    model.save(path)
+    with gzip.open(tmp_path / "m.joblib.gz", "wb") as packed:
+        packed.write(path.read_bytes())
+    by_file = run(["predict", path, TICKETS / "test"]).stdout
+    piped = in_bash(f"nbtext predict <(gzip -dc {tmp_path / 'm.joblib.gz'}) {TICKETS / 'test'}")
+    assert piped.returncode == 0 and piped.stdout == by_file and len(by_file.splitlines()) == 120, piped.stderr
+    (tmp_path / "truncated").write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    (tmp_path / "text").write_text("label\ttext\n")
+    for name in ("truncated", "text", "m.joblib.gz"):
+        told = run(["info", tmp_path / name], expect=1).stderr
+        through = in_bash(f"nbtext info <(cat {tmp_path / name})")
+        assert through.returncode == 1
+        assert re.sub(r"/dev/fd/\d+", str(tmp_path / name), through.stderr) == told, name
+    # an update from a pipe is written to the file -o names, as the file's update is; the pipe
+    # cannot take it back, and that is said before the data are read, as learn says it
+    run(["train", "--update", path, TICKETS / "test", "-o", tmp_path / "by-file.joblib"])
+    updated = in_bash(f"nbtext train --update <(cat {path}) {TICKETS / 'test'} -o {tmp_path / 'by-pipe.joblib'}")
+    assert updated.returncode == 0, updated.stderr
+    by_pipe, by_file = Model.load(tmp_path / "by-pipe.joblib"), Model.load(tmp_path / "by-file.joblib")
+    assert by_pipe.terms == by_file.terms and by_pipe.summary["documents"] == 363
+    back = in_bash(f"nbtext train --update <(cat {path}) {TICKETS / 'test'}")
+    assert back.returncode == 2 and re.search(r"Error: --update /dev/fd/\d+: a pipe, which the updated model cannot "
+                                              r"be written back to: name the file to write with -o MODEL\n$", back.stderr)
+    learned = in_bash(f"nbtext learn <(cat {path}) --spam {TICKETS / 'test' / 'billing' / '000.txt'}")
+    assert learned.returncode == 1 and re.fullmatch(r"Error: /dev/fd/\d+: a pipe; learn rewrites the model it "
+                                                    r"teaches, so it takes the model file\n", learned.stderr)
 
 
 @pytest.mark.parametrize("compat", [False, True], ids=["joblib", "joblib-before-1.2"])
