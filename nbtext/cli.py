@@ -1200,16 +1200,17 @@ def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_forma
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
                                   headers=model.analyzer.headers, columns=columns, unparsed_mail=unparsed)
         format_batch = functools.partial(_format_batch, k=k, proba=proba, explain=explain, fmt=fmt)
-        if jobs > 1:
-            from .parallel import map_in_processes
+        with contextlib.ExitStack() as stack:
+            if jobs > 1:
+                from .parallel import map_in_processes
 
-            # Workers load the model themselves: the file is memory-mapped, so they share its pages.
-            load = functools.partial(_load_one_thread, os.path.abspath(model_path))
-            answers = map_in_processes(format_batch, load, _blocks(batches, _BLOCK_DOCUMENTS), jobs)
-        else:
-            answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
-        with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
-            _write_answers(answers, "documents", report)
+                # Workers load the model themselves: the file is memory-mapped, so they share its pages.
+                load = functools.partial(_load_one_thread, stack.enter_context(_path_for_workers(model, model_path)))
+                answers = map_in_processes(format_batch, load, _blocks(batches, _BLOCK_DOCUMENTS), jobs)
+            else:
+                answers = (format_batch(model, batch, from_stdin) for batch, from_stdin in batches)
+            with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
+                _write_answers(answers, "documents", report)
     _print_read_report(report, verbose, encoding, always=False, empty=model.empty_answer)
 
 
@@ -1226,6 +1227,20 @@ def _write_answers(answers: Iterable[tuple[str, ReadReport]], unit: str, report:
             sys.stdout.flush()
             advance(text.count("\n"))
             report.update(seen)
+
+
+@contextlib.contextmanager
+def _path_for_workers(model, model_path: str) -> Iterator[str]:
+    """Where worker processes load ``model`` from: its file, or for a model that came through a
+    pipe (read once, by a number only this process has), a copy in a temporary folder."""
+    if not is_pipe(model_path):
+        yield os.path.abspath(model_path)
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="nbtext-") as folder:
+        model.save(os.path.join(folder, "model.joblib"))
+        yield os.path.join(folder, "model.joblib")
 
 
 def _load_one_thread(path: str):
@@ -1486,17 +1501,19 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers,
                               unparsed_mail=jobs > 1 and trained_format in MAIL_FORMATS)
-    if jobs > 1:
-        from .parallel import map_in_processes
+    with contextlib.ExitStack() as stack:
+        if jobs > 1:
+            from .parallel import map_in_processes
 
-        load = functools.partial(_filter_of, os.path.abspath(model_path), spam_cutoff, ham_cutoff)
-        answers = map_in_processes(functools.partial(_filter_batch, explain=explain), load,
-                                   _blocks(batches, _BLOCK_DOCUMENTS), jobs)
-    else:
-        answers = (_filter_batch((model, spam_filter), batch, from_stdin, explain=explain)
-                   for batch, from_stdin in batches)
-    with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
-        _write_answers(answers, "messages", report)
+            load = functools.partial(_filter_of, stack.enter_context(_path_for_workers(model, model_path)),
+                                     spam_cutoff, ham_cutoff)
+            answers = map_in_processes(functools.partial(_filter_batch, explain=explain), load,
+                                       _blocks(batches, _BLOCK_DOCUMENTS), jobs)
+        else:
+            answers = (_filter_batch((model, spam_filter), batch, from_stdin, explain=explain)
+                       for batch, from_stdin in batches)
+        with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
+            _write_answers(answers, "messages", report)
     empty = ""
     if report.empty or report.no_known_word:  # what the filter makes of a message with no words, its way
         empty = spam_filter.empty_answer(model, verdict=True)

@@ -562,6 +562,9 @@ def test_mail_through_a_pipe_path_is_read_as_on_stdin(mail_layouts, mail_filter,
     assert answers.returncode == 0 and len(by_path) == 150
     assert [re.sub(r"^/dev/fd/\d+", "BOX", line) for line in answers.stdout.splitlines()] == [
         line.replace(str(box), "BOX", 1) for line in by_path]
+    lines = run(["filter", mail_filter, box]).stdout
+    shared = in_bash(f"nbtext filter <(cat {mail_filter}) {box} --jobs 2")  # the model through a pipe, to workers
+    assert shared.returncode == 0 and shared.stdout == lines, shared.stderr
     refused = in_bash(f"nbtext filter {mail_filter} <(cat {box})")
     assert refused.returncode == 3 and re.fullmatch(
         r"Error: /dev/fd/(\d+) holds several mbox messages, and the filter gives /dev/fd/\1 one verdict: give the "

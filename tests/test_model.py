@@ -192,6 +192,9 @@ def test_a_model_read_through_a_pipe_is_the_file_s_model(model, tmp_path):
     by_file = run(["predict", path, TICKETS / "test"]).stdout
     piped = in_bash(f"nbtext predict <(gzip -dc {tmp_path / 'm.joblib.gz'}) {TICKETS / 'test'}")
     assert piped.returncode == 0 and piped.stdout == by_file and len(by_file.splitlines()) == 120, piped.stderr
+    # worker processes cannot open a pipe this process has read: "a worker process failed"
+    shared = in_bash(f"nbtext predict <(gzip -dc {tmp_path / 'm.joblib.gz'}) {TICKETS / 'test'} --jobs 2")
+    assert shared.returncode == 0 and shared.stdout == by_file, shared.stderr
     (tmp_path / "truncated").write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     (tmp_path / "text").write_text("label\ttext\n")
     for name in ("truncated", "text", "m.joblib.gz"):
