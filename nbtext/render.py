@@ -11,7 +11,7 @@ import json
 import math
 import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 #: The escapes of PostgreSQL's text format (and "linear TSV"): a field keeps to one line and one
@@ -106,6 +106,38 @@ def progress(total: int | None, description: str, *, unit: str = "bytes",
     with Progress(*columns, console=console(sys.stderr), transient=True, redirect_stdout=False) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
+
+
+def unicode_twins(labels: Iterable[str], classes: Iterable[str], owner: str = "the model's ") -> list[str]:
+    r"""A line for each of ``labels`` that is one of ``classes`` written in another Unicode form.
+    A folder named on macOS is named decomposed (e and U+0301 for é), one named elsewhere
+    composed: the two print alike, but they are two labels.
+
+    >>> line, = unicode_twins(["cafe\u0301", "tea"], ["caf\u00e9", "tea"])
+    >>> line.split(" (")[1].split(";")[0]
+    'decomposed and composed'
+    >>> unicode_twins(["tea", "Tea"], ["caf\u00e9", "tea"])
+    []
+    """
+    import unicodedata
+
+    def form(name: str) -> str:
+        return "composed" if unicodedata.is_normalized("NFC", name) else "decomposed"
+
+    by_name: dict[str, list[str]] = {}
+    for name in classes:
+        by_name.setdefault(unicodedata.normalize("NFC", name), []).append(name)
+    lines, told = [], set()
+    for label in labels:
+        key = unicodedata.normalize("NFC", label)
+        twins = [name for name in by_name.get(key, []) if name != label]
+        if twins and key not in told:
+            told.add(key)
+            lines.append(f"{tsv_field(label)} and {owner}{tsv_field(twins[0])} are one name written in two Unicode "
+                         f"forms ({form(label)} and {form(twins[0])}; macOS writes file names decomposed), which are "
+                         "two labels: convmv -r -f utf8 -t utf8 --nfc --notest DIR renames DIR's files and folders "
+                         "to the composed form")
+    return lines
 
 
 def train_summary(model, output: str, seconds: float, file: IO[str] | None = None, *, verb: str = "trained") -> None:
@@ -267,6 +299,8 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())
         out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
                   f"never saw ({named}): counted as errors, left out of the log loss", soft_wrap=True)
+        for line in unicode_twins(report["unknown_labels"], report["labels"]):
+            out.print(line, soft_wrap=True)
     if "filter" in report:
         judged = report["filter"]
         out.print(f"spam filter ({judged['spam_label']!r} is spam; spam at or above {judged['spam_cutoff']:.4f}, ham "

@@ -121,6 +121,34 @@ def test_eval_errors_on_a_real_corpus_are_the_matrix_errors_and_predict_explains
     assert (name, true, predicted, p_true) == (f"{other}:2", "unseen", "ham", "") and float(p) > 0.5
 
 
+def test_a_class_named_in_another_unicode_form_is_pointed_out(tmp_path):
+    """A folder named on macOS is named decomposed (e and U+0301 for é), one copied elsewhere
+    composed. eval said the model "never saw" facturación, a class it has; an update or a
+    merge added it as a new class, named as the old one prints. Both now say what differs."""
+    composed, decomposed = "facturaci\u00f3n", "facturacio\u0301n"
+    for part, name in (("train", composed), ("test", decomposed)):
+        (tmp_path / part).mkdir()
+        for label in ("shipping", "technical"):
+            (tmp_path / part / label).symlink_to(TICKETS / part / label)
+        (tmp_path / part / name).symlink_to(TICKETS / part / "billing")
+    model = tmp_path / "m.joblib"
+    run(["train", tmp_path / "train", "-o", model])
+    twins = (f"{decomposed} and the model's {composed} are one name written in two Unicode forms (decomposed and "
+             f"composed; macOS writes file names decomposed), which are two labels: convmv -r -f utf8 -t utf8 --nfc "
+             f"--notest DIR renames DIR's files and folders to the composed form\n")
+    said = run(["eval", model, tmp_path / "test"]).stdout.splitlines(keepends=True)
+    assert said[1] == (f"40 documents have labels the model never saw ({decomposed} 40): counted as errors, left "
+                       "out of the log loss\n")
+    assert said[2] == twins
+    updated = run(["train", "--update", model, tmp_path / "test", "-o", tmp_path / "u.joblib"]).stderr
+    assert updated.endswith(f"new class from this update: {decomposed} (the model had {composed}, shipping, "
+                            f"technical)\n{twins}")
+    run(["train", tmp_path / "test", "-o", tmp_path / "t.joblib"])
+    merged = run(["merge", model, tmp_path / "t.joblib", "-o", tmp_path / "both.joblib"]).stderr.splitlines()
+    assert merged[-1] == (f"{composed} and {decomposed} are one name written in two Unicode forms (composed and "
+                          f"decomposed; macOS{twins.split('; macOS', 1)[1]}").rstrip("\n")
+
+
 def test_predict_stdin_lines(tickets_model):
     result = run(["predict", tickets_model], input="my parcel never arrived\nthe app crashes on login\n")
     assert result.stdout == "shipping\ntechnical\n"
