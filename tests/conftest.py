@@ -76,6 +76,16 @@ def nbtext_process(*args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "nbtext", *map(str, args)], **kwargs)
 
 
+def nbtext_command(folder: Path) -> Path:
+    """An ``nbtext`` command in ``folder`` (made) that runs this Python's nbtext, as an install
+    puts one on PATH: for tests that find it by PATH, as a user's shell, cron or procmail do."""
+    folder.mkdir(parents=True, exist_ok=True)
+    command = folder / "nbtext"
+    command.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nbtext "$@"\n')
+    command.chmod(0o755)
+    return command
+
+
 def in_bash(script: str, **kwargs) -> subprocess.CompletedProcess:
     """``script`` run by bash, where ``nbtext`` is this Python's (for <(...) and named pipes)."""
     return subprocess.run(["bash", "-c", f'nbtext() {{ "{sys.executable}" -m nbtext "$@"; }}\n{script}'],

@@ -7,14 +7,13 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 
 import click
 import pytest
 
 from nbtext.cli import cli
 
-from .conftest import REPO
+from .conftest import REPO, nbtext_command
 
 #: Commands whose output README shows as a terminal renders it, or with a path of the machine
 #: they ran on: tune's leaderboard, the top words, info. Their tests are the commands' own.
@@ -76,10 +75,7 @@ def test_readme_transcript_is_what_the_command_prints(block, tmp_path):
     them. The eval example once lacked the calibration table eval prints under it."""
     if any(re.search(r"\| *jq ", command) for command, _ in block) and shutil.which("jq") is None:
         pytest.skip("needs jq, as README's example does")
-    bin_folder = tmp_path / "bin"
-    bin_folder.mkdir()
-    (bin_folder / "nbtext").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nbtext "$@"\n')
-    (bin_folder / "nbtext").chmod(0o755)
+    bin_folder = nbtext_command(tmp_path / "bin").parent
     (tmp_path / "corpora").symlink_to(REPO / "corpora")
     env = {"PATH": f"{bin_folder}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     first_training = "nbtext train corpora/support-tickets/train -o tickets.joblib"

@@ -33,7 +33,8 @@ from nbtext.spam import (
 )
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
-from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_process, on_a_terminal, run
+from .conftest import (REPO, TICKETS, assert_same_counts, corpus_path, nbtext_command, nbtext_process,
+                       on_a_terminal, run)
 
 #: Enough mail for scores a filter is sure of: with 400 and 150, most held-out spam scored
 #: between 0.9 and 0.99, unsure under the 0.99 floor of the spam cut-off.
@@ -935,9 +936,7 @@ _MAIL_SERVER_ENV = {"PATH": "/usr/bin:/bin", "SHELL": "/bin/sh"}
 def _installed_for_the_user(home, filter_model):
     """``home`` as a user's who ran pip install --user (nbtext in ~/.local/bin, a folder no
     cron job or mail server searches) with a filter at ~/.nbtext/filter.joblib."""
-    (home / ".local" / "bin").mkdir(parents=True)
-    (home / ".local" / "bin" / "nbtext").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nbtext "$@"\n')
-    (home / ".local" / "bin" / "nbtext").chmod(0o755)
+    nbtext_command(home / ".local" / "bin")
     (home / ".nbtext").mkdir()
     (home / ".nbtext" / "filter.joblib").symlink_to(filter_model)
     return home
