@@ -489,9 +489,12 @@ def test_a_pipe_given_as_data_is_read_once_as_stdin_is(tmp_path):
     assert re.fullmatch(r"/dev/fd/\d+\tspam\n", answer.stdout), answer.stderr
     table = in_bash(f"nbtext train <(cat {sms}) --input-format csv --text-column text -o {tmp_path / 't.joblib'}")
     assert table.returncode == 1
-    assert re.fullmatch(r"Error: /dev/fd/\d+: a pipe, which can be read once only, from its start; a csv table read by "
-                        r"its columns reads a file or folder by name: save it to one first \(a pipe takes lines: "
-                        r"tsv, jsonl, fasttext\)\n", table.stderr)
+    refused = (r"Error: /dev/fd/\d+: a pipe, which can be read once only, from its start; a csv table read by its "
+               r"columns reads a file or folder by name: save it to one first \(a pipe takes lines: tsv, jsonl, "
+               r"fasttext\)\n")
+    assert re.fullmatch(refused, table.stderr)
+    rows = in_bash(f"nbtext predict {tmp_path / 'm.joblib'} --input-format csv --text-column text <(cat {sms})")
+    assert rows.returncode == 1 and re.fullmatch(refused, rows.stderr)
 
 
 def test_line_batches_stream_from_a_real_pipe():

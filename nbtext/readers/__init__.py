@@ -401,8 +401,6 @@ def _unlabelled_source(path: str, report: ReadReport, encoding: str, stdin: Bina
         elif os.path.isfile(path) and is_mbox(path):
             fmt = "mbox"
     if columns is not None:
-        if is_pipe(path) and (input_format == "csv" or _suffix(path) in DELIMITERS):
-            raise _read_by_name(path, "csv" if input_format == "csv" or _suffix(path) == ".csv" else "tsv")
         return "documents", _rows_to_classify(path, report, encoding, input_format, columns)
     if fmt in MAIL_FORMATS:
         return "mail", _unlabelled_mail(path, fmt, report, stdin)
@@ -420,8 +418,11 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
                         kind="none of them")
     rows_of = Columns(columns.text, None, columns.id)
     if table:
+        quoted = input_format == "csv" or _suffix(path) == ".csv"
+        if is_pipe(path):  # the table reader looks at the header, then starts again
+            raise _read_by_name(path, "csv" if quoted else "tsv")
         yield from read_table(path, DELIMITERS.get(_suffix(path), ","), rows_of, report, encoding=encoding,
-                              quoted=input_format == "csv" or _suffix(path) == ".csv")
+                              quoted=quoted)
     else:
         yield from read_jsonl_fields(path, rows_of, report, encoding=encoding)
 
