@@ -415,6 +415,76 @@ def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, mail_filter):
     assert first["path"] == f"{box_paths[0]}:1".replace("/:1", ":1") and first["message_id"].startswith("<")
 
 
+def _after_moving_spam(mail_layouts, root, store: str, moved: int = 5):
+    """ham/ and spam/ as a mail client leaves them once its user has moved ``moved`` spams from
+    the inbox to Junk: the inbox keeps each, marked deleted, until it is compacted or expunged,
+    and Junk holds the copy. ``store``: how the client keeps its folders. Thunderbird writes
+    mbox files with no suffix, each message's flags in X-Mozilla-Status (0x0008 is deleted);
+    Dovecot's and UW IMAP's mbox mark it with D in X-Status; a maildir with T among the flags
+    that end its file's name. Returns the inbox's path."""
+    ham = [p.read_bytes() for p in sorted((mail_layouts / "folder" / "ham").iterdir())]
+    spam = [p.read_bytes() for p in sorted((mail_layouts / "folder" / "spam").iterdir())]
+    inbox = [(raw, False) for raw in ham[:75]] + [(raw, True) for raw in spam[:moved]] + [(raw, False) for raw in ham[75:]]
+    boxes = {"ham": inbox, "spam": [(raw, False) for raw in spam]}
+    names = {"ham": "Inbox", "spam": "Junk"}
+    for label, messages in boxes.items():
+        (root / label).mkdir(parents=True)
+        if store == "maildir":
+            for sub in ("cur", "new", "tmp"):
+                (root / label / names[label] / sub).mkdir(parents=True)
+            for n, (raw, deleted) in enumerate(messages):
+                name = f"{1_600_000_000 + n}.M{n}P1.mailhost:2,{'ST' if deleted else 'S'}"
+                (root / label / names[label] / "cur" / name).write_bytes(raw)
+            continue
+        with open(root / label / names[label], "wb") as box:
+            for raw, deleted in messages:
+                body = raw.split(b"\n", 1)[1] if raw.startswith(b"From ") else raw
+                status = ({True: b"X-Mozilla-Status: 0009", False: b"X-Mozilla-Status: 0001"}[deleted]
+                          + b"\nX-Mozilla-Status2: 00000000\n" if store == "thunderbird"
+                          else b"Status: RO\nX-Status: " + (b"D" if deleted else b"") + b"\n")
+                ending = b"\n" if body.endswith(b"\n") else b"\n\n"  # a blank line before the next
+                box.write(b"From - Thu Sep 26 11:11:54 2002\n" + status + body + ending)
+    return root / "ham" / names["ham"]
+
+
+@pytest.mark.parametrize("store", ["thunderbird", "x-status", "maildir"])
+def test_a_message_marked_deleted_in_its_mailbox_is_skipped_and_counted(mail_layouts, mail_filter, tmp_path, store):
+    """A mail client that moves a message out of an mbox or maildir copies it to the other
+    folder and marks it deleted where it was, until the folder is compacted or expunged. Read
+    as they were, the five spams a user moved from the inbox to Junk trained the filter as ham
+    as well as spam. A message so marked is now skipped and counted: the 300 messages read
+    are those the folders of message files hold, once each, with their labels."""
+    inbox = _after_moving_spam(mail_layouts, tmp_path / "data", store)
+    corpus = LabelledCorpus([str(tmp_path / "data")])
+    by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in corpus) == sorted((d.label, d.text) for d in by_file)
+    reason = "marked deleted in their mailbox, which keeps them until the mail client compacts or expunges it"
+    assert corpus.report.skipped == {reason: [f"{inbox}:{n}" for n in range(76, 81)]}
+    summary = run(["train", tmp_path / "data", "-o", tmp_path / "m", "--verbose"]).stderr
+    assert summary.startswith("read 300 documents\n") and f"\n5 skipped: {reason}\n  {inbox}:76\n" in summary
+    assert "  ham        150\n  spam       150\n" in summary
+    # predict and filter answer the messages the client shows, and say what they passed over
+    answers = run(["predict", mail_filter, inbox])
+    assert len(answers.stdout.splitlines()) == 150 and answers.stdout.splitlines()[75].startswith(f"{inbox}:81 <")
+    assert f"\n5 skipped: {reason}\n" in answers.stderr
+    assert len(run(["filter", mail_filter, inbox]).stdout.splitlines()) == 150
+
+
+def test_a_thunderbird_folder_index_beside_its_mailbox_is_skipped(mail_layouts, tmp_path):
+    """Thunderbird keeps an index beside each mbox (Inbox.msf, in Mork). Copied with the
+    mailboxes, it was read as a message: a ham of hex row numbers and column names."""
+    inbox = _after_moving_spam(mail_layouts, tmp_path / "data", "thunderbird", moved=0)
+    index = inbox.with_name("Inbox.msf")
+    index.write_bytes(b'// <!-- <mdb:mork:z v="1.4"/> -->\n< <(a=c)> // (f=iso-8859-1)\n'
+                      b'  (B8=ns:msg:db:row:scope:msgs:all)(B9=subject)(BA=sender)(BB=message-id)>\n'
+                      b'<(80=Re: patch)(81=ann@example.com)(82=<1@example.com>)>\n'
+                      b'{1:^80 {(k^B8:c)(s=9)} [1(^B9^80)(^BA^81)(^BB^82)]}\n')
+    corpus = LabelledCorpus([str(tmp_path / "data")])
+    by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in corpus) == sorted((d.label, d.text) for d in by_file)
+    assert corpus.report.skipped == {"not text (Thunderbird's index of a mail folder, an .msf file)": [str(index)]}
+
+
 @pytest.mark.parametrize("written", ["crlf", "utf-8 marked", "utf-16"])
 def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, mail_filter, tmp_path, written):
     """CRLF line ends: predict and filter took the 150 messages for one, since the check for

@@ -428,8 +428,11 @@ def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Ca
     try:
         for index, key in enumerate(box.iterkeys(), 1):
             raw = box.get_bytes(key)
-            garbled_in = invalid_in if invalid_in and _REPLACEMENT in raw else None
-            yield raw, f"{name or path}:{index}", label, garbled_in
+            if marked_deleted(raw):
+                report.skip(DELETED, f"{name or path}:{index}")
+            else:
+                garbled_in = invalid_in if invalid_in and _REPLACEMENT in raw else None
+                yield raw, f"{name or path}:{index}", label, garbled_in
             if progress is not None:
                 progress(len(raw))
     finally:
@@ -462,6 +465,38 @@ def _opens_mbox(head: bytes) -> bool:
     return narrowed(head)[0].startswith(b"From ")
 
 
+#: Why a message in an mbox or maildir is no document: its mail client marked it deleted. It
+#: stays in the file until the client compacts the folder (Thunderbird) or expunges it (an IMAP
+#: server, mutt), and moving a message to another folder leaves it so: read, the spam a user
+#: moved out of the inbox would be learned as ham, and as spam in the folder it went to.
+DELETED = "marked deleted in their mailbox, which keeps them until the mail client compacts or expunges it"
+
+#: The end of a message's header: its first blank line.
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+#: The status headers that mark a message in an mbox deleted: Thunderbird's X-Mozilla-Status,
+#: four hex digits of flags, 0x0008 among them; X-Status holding D, as Dovecot and UW IMAP
+#: write it and mutt and Python's mailbox read it.
+_STATUS = re.compile(rb"^(?:X-Mozilla-Status:[ \t]*([0-9A-Fa-f]{4})|X-Status:[ \t]*([A-Z]*))[ \t]*\r?$",
+                     re.MULTILINE | re.IGNORECASE)
+#: A maildir file name whose flags (after ``:2,``) hold T, trashed: IMAP's \Deleted, as Dovecot
+#: and mutt keep it until the folder is expunged. Lower-case letters are keywords, not flags.
+_TRASHED = re.compile(r"[:;!]2,[A-Z]*T[A-Za-z]*$")
+
+
+def marked_deleted(raw: bytes) -> bool:
+    """Whether a message of an mbox carries its mail client's mark for deleted.
+
+    >>> [marked_deleted(head + b"\\n\\nX-Status: D\\n") for head in
+    ...  (b"X-Mozilla-Status: 0009", b"X-Mozilla-Status: 0001", b"Status: RO\\nX-Status: AD", b"X-Status: A")]
+    [True, False, True, False]
+    """
+    end = _HEADER_END.search(raw)
+    for mozilla, flags in _STATUS.findall(raw[:end.start()] if end else raw):
+        if (mozilla and int(mozilla, 16) & 0x0008) or b"D" in flags:
+            return True
+    return False
+
+
 def maildir_messages(path: str, label: str | None, report: ReadReport,
                      progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
     """The messages in ``cur/`` and ``new/`` of a maildir, in file-name order, ``PATH:INDEX``."""
@@ -471,6 +506,9 @@ def maildir_messages(path: str, label: str | None, report: ReadReport,
     )
     files.sort(key=os.path.basename)
     for index, file in enumerate(files, 1):
+        if _TRASHED.search(os.path.basename(file)):
+            report.skip(DELETED, f"{path}:{index}")
+            continue
         raw = read_listed(file, None, report)
         if raw is not None:
             if holds_mbox_messages(raw):  # a maildir holds a message a file: read as asked, and noted

@@ -334,9 +334,12 @@ _COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-
                (re.compile(rb"\xfd7zXZ\x00"), "xz", "xzcat"), (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "zstdcat"),
                (re.compile(rb"PK\x03\x04"), "zip", "unzip -p"))
 #: How other files that are no text start: read as text, they would give a class noise words.
+#: Thunderbird's index of a folder (Mork, in Inbox.msf beside the Inbox mbox) is text of a kind,
+#: but no mail: copied with the mailboxes, it was read as a message of tokens and row numbers.
 _BINARY = ((rb"\x89PNG\r\n\x1a\n", "a PNG image"), (rb"\xff\xd8\xff", "a JPEG image"), (rb"GIF8[79]a", "a GIF image"),
            (rb"%PDF-", "a PDF document"), (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),
-           (rb"\x80[\x02-\x05]", "a Python pickle, as an nbtext model file is"))
+           (rb"\x80[\x02-\x05]", "a Python pickle, as an nbtext model file is"),
+           (rb"// <!-- <mdb:mor", "Thunderbird's index of a mail folder, an .msf file"))
 #: Both, as one pattern with a group each: one match per file, whichever it is.
 _NOT_TEXT = re.compile(b"|".join(b"(%s)" % pattern for pattern in [*(pattern for pattern, _ in _BINARY),
                                                                     *(magic.pattern for magic, _, _ in _COMPRESSED)]))
