@@ -485,6 +485,48 @@ def test_a_thunderbird_folder_index_beside_its_mailbox_is_skipped(mail_layouts, 
     assert corpus.report.skipped == {"not text (Thunderbird's index of a mail folder, an .msf file)": [str(index)]}
 
 
+#: What follows the message in an Apple Mail .emlx file: its own record of the message's flags.
+_EMLX_PLIST = (b'<?xml version="1.0" encoding="UTF-8"?>\n'
+               b'<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
+               b'<plist version="1.0">\n<dict>\n\t<key>date-received</key>\n\t<integer>1033036314</integer>\n'
+               b'\t<key>flags</key>\n\t<integer>8590195713</integer>\n\t<key>remote-id</key>\n\t<string>4412</string>\n'
+               b'</dict>\n</plist>\n')
+
+
+def test_apple_mail_messages_are_read_as_the_messages_they_hold(mail_layouts, mail_filter, tmp_path):
+    """Apple Mail keeps each message in an .emlx file: a line giving its length, the message,
+    then a property list. Read as mail, the length line is no header, so the whole file was
+    read as plain text: headers and base64 as words, the property list's tags and numbers too.
+    The message is now read, and a folder holding .emlx files is read as mail without the option.
+    The Info.plist in each of Mail's mailbox folders was read as a message; it is skipped."""
+    emlx = {}
+    for label, mailbox_name in (("ham", "INBOX.mbox"), ("spam", "Junk.mbox")):
+        messages = tmp_path / "data" / label / mailbox_name / "0F2B9C3E-5D1A" / "Data" / "Messages"
+        messages.mkdir(parents=True)
+        for n, path in enumerate(sorted((mail_layouts / "folder" / label).iterdir()), 4401):
+            raw = path.read_bytes()
+            message = raw.split(b"\n", 1)[1] if raw.startswith(b"From ") else raw  # no mbox From line in Mail's store
+            (messages / f"{n}.emlx").write_bytes(b"%d\n" % len(message) + message + _EMLX_PLIST)
+            emlx[path] = messages / f"{n}.emlx"
+        # and Mail's record of the mailbox, beside its messages: no mail
+        (tmp_path / "data" / label / mailbox_name / "Info.plist").write_bytes(
+            _EMLX_PLIST.replace(b"date-received", b"MailboxName").replace(b"1033036314", mailbox_name.encode()))
+    corpus = LabelledCorpus([str(tmp_path / "data")])
+    by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in corpus) == sorted((d.label, d.text) for d in by_file)
+    assert corpus.is_mail and corpus.report.skipped == {
+        "no mail (a property list, as Apple Mail keeps beside its messages)":
+            [str(tmp_path / "data" / label / box / "Info.plist") for label, box in (("ham", "INBOX.mbox"), ("spam", "Junk.mbox"))]}
+    # one message given to predict, or to filter on stdin, is answered as the message file is
+    spams = sorted((mail_layouts / "folder" / "spam").iterdir())[:20]
+    def answers(paths) -> list[str]:
+        return [line.split("\t", 1)[1] for line in run(["predict", mail_filter, *paths, "--proba"]).stdout.splitlines()]
+
+    assert answers(emlx[p] for p in spams) == answers(spams) and len(answers(spams)) == 20
+    verdicts = [run(["filter", mail_filter], input=emlx[p].read_bytes(), expect=None).stdout for p in spams[:3]]
+    assert verdicts == [run(["filter", mail_filter], input=p.read_bytes(), expect=None).stdout for p in spams[:3]]
+
+
 @pytest.mark.parametrize("written", ["crlf", "utf-8 marked", "utf-16"])
 def test_an_mbox_written_on_windows_is_read_message_by_message(mail_layouts, mail_filter, tmp_path, written):
     """CRLF line ends: predict and filter took the 150 messages for one, since the check for

@@ -114,6 +114,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     import email.policy
 
     raw, invalid_in = narrowed(raw)
+    raw = apple_message(raw)
     try:
         message = email.message_from_bytes(raw, policy=email.policy.compat32)
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
@@ -137,6 +138,30 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     message_id = message.get("Message-ID")
     return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
                     str(message_id).strip() if message_id else None, invalid_in)
+
+
+#: How Apple Mail's .emlx file starts: the message's length in bytes, alone on its line.
+_EMLX_LENGTH = re.compile(rb"[ \t]*(\d{1,12})[ \t]*\r?\n")
+#: What follows the message in an .emlx file: a property list of Apple Mail's own (its flags);
+#: as a file of its own (Info.plist in each of Mail's mailbox folders), it is no message.
+_PLIST = re.compile(rb"\s*(?:<\?xml[^>]*>\s*)?<(?:!DOCTYPE plist|plist)\b")
+PROPERTY_LIST = "no mail (a property list, as Apple Mail keeps beside its messages)"
+
+
+def apple_message(raw: bytes) -> bytes:
+    """The message an Apple Mail .emlx file holds, between the line that gives its length and
+    the property list after it; any other message as it is. Read whole, the length was a word of
+    its text and the property list's tags, flags and dates many more, and since the length line
+    is no header, the headers and the MIME-encoded body were read as plain text.
+
+    >>> apple_message(b"12\\nSubject: hi\\n<?xml version=\\"1.0\\"?><plist/>"), apple_message(b"12\\nSubject: hi\\n")
+    (b'Subject: hi\\n', b'12\\nSubject: hi\\n')
+    """
+    length = _EMLX_LENGTH.match(raw)
+    if length is None:
+        return raw
+    end = length.end() + int(length.group(1))
+    return raw[length.end():end] if _PLIST.match(raw, end) else raw
 
 
 def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, str | None]:
@@ -397,7 +422,9 @@ def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadRe
     as one message, the rest would be the first one's body."""
     for path, label, size in entries:
         raw = read_listed(path, size, report)
-        if raw is not None and holds_mbox_messages(raw):
+        if raw is not None and _PLIST.match(raw):  # Apple Mail's Info.plist, beside a mailbox's messages
+            report.skip(PROPERTY_LIST, path)
+        elif raw is not None and holds_mbox_messages(raw):
             yield from mbox_bytes_messages(raw, label, report, path)  # split as read: the file may go
         elif raw is not None:
             yield raw, path, label, None
