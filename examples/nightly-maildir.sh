@@ -12,11 +12,19 @@
 # `nbtext filter MODEL FOLDER` prints PATH<TAB>VERDICT<TAB>SCORE for each message file as it
 # goes; only Spam is moved, Ham and Unsure stay where they are. A message is moved with mv,
 # never copied and deleted, so nothing is lost if the job stops half-way.
+#
+# Only a message delivered since the last run began is moved: one that was here then was left
+# where it is by that run, or was put back by the user after a run filed it in Junk, and it
+# stays. A message keeps its file's time when it is moved: mv keeps it, and so does an IMAP
+# server that keeps mail in maildirs (Dovecot), for which that time is the message's arrival.
+# MAILDIR/.nbtext-stamp keeps the time the last run began; the first run moves every spam.
 set -eu
 model=$1
 maildir=$2
 tab=$(printf '\t')
-trap 'rm -f "$maildir/.nbtext-verdicts"' EXIT
+stamp=$maildir/.nbtext-stamp
+trap 'rm -f "$maildir/.nbtext-verdicts" "$stamp.next"' EXIT
+touch "$stamp.next"
 for sub in cur new tmp; do
     mkdir -p "$maildir/.Junk/$sub"
 done
@@ -30,6 +38,9 @@ for sub in new cur; do
             # named a/b as a\057b in its messages' names. The dot keeps a trailing newline.
             path=$(printf '%b.' "$path")
             path=${path%.}
+            if [ -e "$stamp" ] && [ -n "$(find "$path" -prune ! -newer "$stamp" 2>/dev/null)" ]; then
+                continue  # here when the last run began: the user's to keep
+            fi
             # A mail client moves a message it shows from new/ to cur/, renamed with its
             # flags: one it moved since nbtext read it stays, and is filed when cur/ is. A
             # message still there that mv cannot move is an error: mv says why, again.
@@ -40,3 +51,4 @@ for sub in new cur; do
         fi
     done < "$maildir/.nbtext-verdicts"
 done
+mv "$stamp.next" "$stamp"

@@ -814,7 +814,7 @@ def test_nightly_maildir_job_moves_messages_whose_names_hold_a_backslash(filter_
     _nightly_job(filter_model, tmp_path / "Maildir")
     assert sorted(os.listdir(tmp_path / "Maildir" / ".Junk" / "new")) == spam
     assert sorted(os.listdir(new)) == sorted(set(names) - set(spam))
-    assert sorted(os.listdir(tmp_path / "Maildir")) == [".Junk", "cur", "new", "tmp"]  # no verdicts left behind
+    assert sorted(os.listdir(tmp_path / "Maildir")) == [".Junk", ".nbtext-stamp", "cur", "new", "tmp"]  # no verdicts
 
 
 def test_nightly_maildir_job_goes_on_past_a_spam_a_mail_client_moved_meanwhile(filter_model, mail_root, tmp_path):
@@ -837,7 +837,36 @@ def test_nightly_maildir_job_goes_on_past_a_spam_a_mail_client_moved_meanwhile(f
     assert os.listdir(tmp_path / "Maildir" / ".Junk" / "cur") == [os.path.basename(seen) + ":2,S"]
     assert sorted(os.listdir(new)) == sorted({os.path.basename(path) for path in verdicts} - set(spam))
     assert os.listdir(tmp_path / "Maildir" / "cur") == []
-    assert sorted(os.listdir(tmp_path / "Maildir")) == [".Junk", "cur", "new", "tmp"]  # no verdicts left behind
+    assert sorted(os.listdir(tmp_path / "Maildir")) == [".Junk", ".nbtext-stamp", "cur", "new", "tmp"]  # no verdicts
+
+
+def test_nightly_maildir_job_leaves_a_message_the_user_took_back_out_of_junk(filter_model, mail_root, tmp_path):
+    """The job moved every message of the inbox that the filter calls spam, each night, new or
+    not. A message the user put back in the inbox after a night filed it in Junk (the filter's
+    mistake, which the user corrected) went back to Junk the next night, and every night after.
+    Now only mail delivered since the last run began is moved; the rest is the user's."""
+    _, held = mail_root
+    maildir = mailbox.Maildir(tmp_path / "Maildir")
+    for path in held["spam"][80:85] + held["ham"][80:85]:
+        maildir.add(mailbox.MaildirMessage(path.read_bytes()))
+    _nightly_job(filter_model, tmp_path / "Maildir")
+    junk = tmp_path / "Maildir" / ".Junk" / "new"
+    filed = sorted(os.listdir(junk))
+    assert len(filed) >= 3
+    # the user takes the first back to the inbox, read, as a mail client moves a message
+    os.rename(junk / filed[0], tmp_path / "Maildir" / "cur" / f"{filed[0]}:2,S")
+    # the next day's mail
+    new = tmp_path / "Maildir" / "new"
+    kept = set(os.listdir(new))
+    for path in held["spam"][85:89] + held["ham"][85:89]:
+        maildir.add(mailbox.MaildirMessage(path.read_bytes()))
+    verdicts = dict(line.split("\t")[:2] for line in run(["filter", filter_model, new]).stdout.splitlines())
+    arrived = {os.path.basename(path) for path, verdict in verdicts.items() if verdict == "Spam"} - kept
+    assert len(arrived) >= 2
+    _nightly_job(filter_model, tmp_path / "Maildir")
+    assert os.listdir(tmp_path / "Maildir" / "cur") == [f"{filed[0]}:2,S"]
+    assert sorted(os.listdir(junk)) == sorted(set(filed[1:]) | arrived)
+    assert sorted(os.listdir(new)) == sorted({os.path.basename(path) for path in verdicts} - arrived)
 
 
 #: A mail client at work during the nightly job: after nbtext's first verdicts, it shows the
@@ -937,6 +966,7 @@ def _installed_for_the_user(home, filter_model):
     """``home`` as a user's who ran pip install --user (nbtext in ~/.local/bin, a folder no
     cron job or mail server searches) with a filter at ~/.nbtext/filter.joblib."""
     nbtext_command(home / ".local" / "bin")
-    (home / ".nbtext").mkdir()
-    (home / ".nbtext" / "filter.joblib").symlink_to(filter_model)
+    if not (home / ".nbtext").exists():  # installed on a night before
+        (home / ".nbtext").mkdir()
+        (home / ".nbtext" / "filter.joblib").symlink_to(filter_model)
     return home
