@@ -705,6 +705,31 @@ def test_a_message_with_a_from_paragraph_is_one_message(mail_layouts, mail_filte
     assert len(run(["predict", model], input=message).stdout.splitlines()) == 1
 
 
+def test_a_mailing_list_archive_is_read_message_by_message(mail_layouts, mail_filter, tmp_path):
+    """Mailman's archives (pipermail's 2002-September.txt, one a month) are mboxes whose From
+    lines hide the sender's address as "barry at python.org". Such a line was not taken for an
+    mbox's, so a month was one document: a class of a few documents, and predict gave a month
+    one answer. They are now read message by message, as any mbox is."""
+    ham = sorted((mail_layouts / "folder" / "ham").iterdir())[:40]
+    months = {"python-dev": ham[:20], "exmh-users": ham[20:]}
+    for list_name, paths in months.items():
+        (tmp_path / "lists" / list_name).mkdir(parents=True)
+        (tmp_path / "files" / list_name).mkdir(parents=True)
+        with open(tmp_path / "lists" / list_name / "2002-September.txt", "wb") as archive:
+            for n, path in enumerate(paths):
+                message = path.read_bytes().split(b"\n", 1)[1]  # its own From line, replaced by Mailman's
+                archive.write(b"From user%d at example.org  Thu Sep 26 11:%02d:54 2002\n" % (n, n) + message
+                              + (b"\n" if message.endswith(b"\n") else b"\n\n"))
+                (tmp_path / "files" / list_name / path.name).write_bytes(message)
+    by_month = LabelledCorpus([str(tmp_path / "lists")])
+    by_file = LabelledCorpus([str(tmp_path / "files")], input_format="email")
+    assert sorted((d.label, d.text) for d in by_month) == sorted((d.label, d.text) for d in by_file)
+    assert by_month.is_mail and by_month.report.documents == 40 and by_month.report.skipped == {}
+    archive = tmp_path / "lists" / "python-dev" / "2002-September.txt"
+    answers = run(["predict", mail_filter, archive]).stdout.splitlines()
+    assert [line.split(" ")[0] for line in answers] == [f"{archive}:{n}" for n in range(1, 21)]
+
+
 def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     """tune scores mail as train reads it: with the default header tokens. The tuned model,
     trained on the same settings, equals train's model without the filter's calibration (tune

@@ -184,10 +184,11 @@ def read_files(
             progress(size if raw is None else len(raw))
 
 
-#: An mbox's separator line: ``From``, the sender (``-`` from Thunderbird), and the date the
-#: message was stored, which names its weekday and has a time (``From ann@example.com  Thu Sep
-#: 26 11:11:54 2002``); a paragraph of a message that begins "From what I saw" has neither.
-_FROM_LINE = re.compile(rb"From \S* +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\d:\d\d")
+#: An mbox's separator line: ``From``, the sender (``-`` from Thunderbird, ``ann at
+#: example.com`` in Mailman's archives), and the date the message was stored, which names its
+#: weekday and has a time (``From ann@example.com  Thu Sep 26 11:11:54 2002``); a paragraph of
+#: a message that begins "From what I saw" has neither.
+_FROM_LINE = re.compile(rb"From \S*(?: at \S+)? +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\d:\d\d")
 
 
 def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
