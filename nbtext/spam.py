@@ -31,7 +31,7 @@ from .analysis import Analyzer
 from .errors import DataError, ModelError
 from .model import Explanation, Model
 from .readers import Document
-from .readers.report import marked_order
+from .readers.report import STATUS_HEADER, WORDS_HEADER, marked_order
 
 if TYPE_CHECKING:
     from .tuning import Trial
@@ -317,7 +317,7 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
 
 def status_header(verdict: int, score: float) -> str:
     """The header ``filter --passthrough`` adds, e.g. ``X-Nbtext-Status: Spam, score=0.987100``."""
-    return f"X-Nbtext-Status: {VERDICTS[verdict]}, score={score:.6f}"
+    return f"{STATUS_HEADER}: {VERDICTS[verdict]}, score={score:.6f}"
 
 
 def words_header(explanation: Explanation) -> str:
@@ -334,8 +334,8 @@ def words_header(explanation: Explanation) -> str:
     from email.header import Header
 
     value = ", ".join(f"{term} {weight:.3f}" for term, weight in explanation.terms)
-    folded = Header(value, charset=None if value.isascii() else "utf-8", header_name="X-Nbtext-Words")
-    return f"X-Nbtext-Words: {folded.encode(linesep=chr(10))}".rstrip()
+    folded = Header(value, charset=None if value.isascii() else "utf-8", header_name=WORDS_HEADER)
+    return f"{WORDS_HEADER}: {folded.encode(linesep=chr(10))}".rstrip()
 
 
 _HEADER_LINE = re.compile(rb"[!-9;-~]+:|[ \t]")

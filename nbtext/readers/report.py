@@ -406,19 +406,26 @@ _SURROGATES = re.compile("[\ud800-\udfff]+")
 def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None]:
     """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it starts with their
     byte order mark and is read as UTF-8; the third value names that encoding (else None).
-    The headers ``nbtext filter --passthrough`` adds to a message are left out (``OWN_HEADERS``)."""
+    The headers ``nbtext filter --passthrough`` adds to a message are left out (``_OWN_HEADERS``)."""
     marked = marked_encoding(raw[:4], encoding) if raw.startswith(_ANY_WIDE_MARK) else None  # one C call a file
     text, replaced = decode(raw, marked or encoding)
-    if "X-Nbtext-" in text:
-        text = OWN_HEADERS.sub("", text)
+    if _OWN_PREFIX in text:
+        text = _OWN_HEADERS.sub("", text)
     return text, replaced, marked
 
 
-#: The headers ``nbtext filter --passthrough`` adds (the verdict, and with ``--explain`` the
-#: words, folded), with their line ends. Mail read as a plain file is words, headers and all,
-#: and a filter trained on delivered mail learned its own verdicts: "status spam" and "spam
-#: score" were among the ten words that most raised spam, over SpamAssassin's held-out messages.
-OWN_HEADERS = re.compile(r"^X-Nbtext-Status:.*(?:\n|$)|^X-Nbtext-Words:.*(?:\n|$)(?:[ \t].*(?:\n|$))*", re.MULTILINE)
+#: The headers ``nbtext filter --passthrough`` adds: the verdict, and with ``--explain`` the
+#: words. Named here, where they are dropped again, so that the two cannot drift apart.
+_OWN_PREFIX = "X-Nbtext-"
+STATUS_HEADER = _OWN_PREFIX + "Status"
+WORDS_HEADER = _OWN_PREFIX + "Words"
+
+#: Those headers with their line ends (the words folded). Mail read as a plain file is words,
+#: headers and all, and a filter trained on delivered mail learned its own verdicts: "status
+#: spam" and "spam score" were among the ten words that most raised spam, over SpamAssassin's
+#: held-out messages.
+_OWN_HEADERS = re.compile(rf"^{STATUS_HEADER}:.*(?:\n|$)|^{WORDS_HEADER}:.*(?:\n|$)(?:[ \t].*(?:\n|$))*",
+                          re.MULTILINE)
 
 
 def decode(raw: bytes, encoding: str) -> tuple[str, bool]:
