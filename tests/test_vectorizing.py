@@ -82,13 +82,19 @@ def batches_of(pieces: list[str], *, size: int = 40, texts: int = 8):
 
 @pytest.fixture(scope="module")
 def mail_and_news():
-    """Real text in 700-document batches: 20news (latin-1 bytes, long base64-ish runs, uuencoded
-    binaries) and SpamAssassin mail (MIME, HTML, non-ASCII in many scripts)."""
+    """Real text in 330-document batches: 20news (latin-1 bytes, long base64-ish runs, uuencoded
+    binaries) and SpamAssassin mail (MIME, HTML, non-ASCII in many scripts). Every seventh
+    document, and more of those that are not ASCII: the tests that use it compare each path
+    with the analyzer's Python, whose cost grows with the text, and 3 MB of it hold what 6.6 MB
+    held (a 160,000-character post, non-ASCII in 177 documents) in half the time."""
+    def sample(texts: list[str]) -> list[str]:
+        return [t for i, t in enumerate(texts) if i % 7 == 0 or (i % 7 < 4 and not t.isascii())]
+
     news = [d.text for d in LabelledCorpus([str(corpus_path("20news-bydate") / "test")], encoding="latin-1")]
     mail = [d.text for d in LabelledCorpus([str(corpus_path("spamassassin-2003"))], input_format="email")]
-    texts = news[::3] + mail[::4] + [t for t in news[1::3] + mail[1::4] + mail[2::4] if not t.isascii()]
+    texts = sample(news) + sample(mail)
     assert sum(not t.isascii() for t in texts) > 150 and max(map(len, texts)) > 100_000
-    return [texts[i:i + 700] for i in range(0, len(texts), 700)]
+    return [texts[i:i + 330] for i in range(0, len(texts), 330)]
 
 
 @pytest.mark.parametrize("scanner", ["compiled", "numpy"])
@@ -345,7 +351,7 @@ def test_the_compiled_scanner_counts_what_numpy_counts_on_real_text(mail_and_new
         compiled = table.count(texts)
         assert_same_matrix(compiled, with_numpy.count(texts))
         found += compiled.data.sum()
-    assert found > (50_000 if analyzer.ngram_range[0] < 3 else 20_000)  # fewer long n-grams recur
+    assert found > (15_000 if analyzer.ngram_range[0] < 3 else 8_000)  # fewer long n-grams recur
 
 
 @needs_scanner
@@ -702,7 +708,7 @@ def test_paired_tables_count_words_and_character_ngrams_as_the_analyzer_does(mai
     analyzer = PAIRED_ANALYZERS[name]
     plain_rows, paired_rows, vectorize = plain_and_paired(analyzer, mail_and_news[1::2])
     assert plain_rows == paired_rows
-    assert vectorize.table is not None and len(vectorize.vocabulary.chars) > 50_000
+    assert vectorize.table is not None and len(vectorize.vocabulary.chars) > 30_000
     terms = sorted(vectorize.vocabulary)[::2]
     table, lookup = fixed_table(analyzer, terms), dict(zip(terms, range(len(terms))))
     assert isinstance(table, PairedTable)
@@ -813,7 +819,7 @@ def test_hashed_tables_count_what_the_analyzer_counts_on_real_text(mail_and_news
         counted = table.count(texts)
         assert_same_matrix(counted, count_features([analyzer(t) for t in texts], lookup, n_known=len(terms)))
         found += counted.data.sum()
-    assert found > 100_000
+    assert found > 50_000
 
 
 @settings(max_examples=200, deadline=None)
