@@ -154,14 +154,14 @@ def test_thousands_of_classes_list_the_most_frequent_confusions(tmp_path):
 
     from .conftest import run
 
-    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines()
+    lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines()[:2000]  # 2,000 classes
     numbered = tmp_path / "numbered.tsv"
     numbered.write_bytes(b"".join(b"%d\t%s\n" % (n, line.partition(b"\t")[2]) for n, line in enumerate(lines, 1)))
     trained = run(["train", numbered, "-o", tmp_path / "m"]).stderr
-    assert "\n5,574 of the 5,574 classes have one document each: is the label read from the right column or field?\n" \
+    assert "\n2,000 of the 2,000 classes have one document each: is the label read from the right column or field?\n" \
         in trained
     test = tmp_path / "test.tsv"
-    test.write_bytes(b"".join(numbered.read_bytes().splitlines(keepends=True)[:1500]))
+    test.write_bytes(b"".join(numbered.read_bytes().splitlines(keepends=True)[:800]))
     table = run(["eval", tmp_path / "m", test]).stdout.splitlines()
     report = json.loads(run(["eval", tmp_path / "m", test, "--format", "json"]).stdout)
     labels, matrix = report["labels"], np.array(report["confusion_matrix"])
