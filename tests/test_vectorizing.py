@@ -51,25 +51,58 @@ def as_dicts(matrix, vocabulary) -> list[dict[str, float]]:
     ]
 
 
+class Rows:
+    """The rows of matrices counted in turn into one vocabulary, as counts keyed by term,
+    whatever numbers the columns got: two are equal when row for row they hold the same terms
+    with the same counts (``as_dicts``, compared in numpy rather than as a dict a row)."""
+
+    def __init__(self, matrices: list, vocabulary) -> None:
+        self.terms = list(vocabulary)  # after the last matrix: columns keep the numbers they first got
+        lengths = np.concatenate([np.zeros(0, np.int64), *(np.diff(m.indptr) for m in matrices)])
+        self.indptr = np.concatenate([[0], np.cumsum(lengths)])
+        entries = [slice(m.indptr[0], m.indptr[-1]) for m in matrices]
+        self.indices = np.concatenate([np.zeros(0, np.int64), *(m.indices[e] for m, e in zip(matrices, entries))])
+        self.data = np.concatenate([np.zeros(0), *(m.data[e] for m, e in zip(matrices, entries))])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Rows):
+            return NotImplemented
+        if not np.array_equal(self.indptr, other.indptr):
+            return False
+        number = {term: i for i, term in enumerate(self.terms)}
+        used = np.flatnonzero(np.bincount(other.indices, minlength=len(other.terms)))
+        mine = np.full(len(other.terms), -1, dtype=np.int64)
+        mine[used] = [number.get(other.terms[c], -1) for c in used.tolist()]
+        return all(np.array_equal(a, b) for a, b in zip(self._in_order(self.indices), other._in_order(mine[other.indices])))
+
+    def _in_order(self, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The columns and counts with each row's entries sorted by column."""
+        order = np.lexsort((columns, np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))))
+        return columns[order], self.data[order]
+
+    def __repr__(self) -> str:
+        return f"Rows({len(self.indptr) - 1:,} rows, {len(self.data):,} counts, {len(self.terms):,} terms)"
+
+
 def plain_and_fast(analyzer: Analyzer, batches: list[list[str]], scanner: str = "compiled",
-                   ) -> tuple[list, list, WordVocabulary]:
+                   ) -> tuple[Rows, Rows, WordVocabulary]:
     """Rows counted batch by batch by the plain path and by a growing table (the compiled
-    scanner's where there is one, or numpy's), as {term: count}; and the table's terms sorted
-    without comparing strings, checked against Python's sort."""
+    scanner's where there is one, or numpy's); and the table's terms sorted without comparing
+    strings, checked against Python's sort."""
     plain, fast = GrowingVocabulary(), WordVocabulary()
     with pytest.MonkeyPatch.context() as patch:
         if scanner == "numpy":
             patch.setattr(vectorizing, "_wordscan", None)
         table = WordTable(analyzer, fast)
     assert (table._scanned is not None) == (scanner == "compiled" and vectorizing._wordscan is not None)
-    plain_rows, fast_rows = [], []
+    plain_counts, fast_counts = [], []
     for texts in batches:
-        plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
-        fast_rows += as_dicts(table.count(texts), fast)
+        plain_counts.append(count_features([analyzer(t) for t in texts], plain))
+        fast_counts.append(table.count(texts))
     in_order, position = fast.sorted_terms()
     assert list(in_order) == sorted(plain)
     assert [in_order[i] for i in position.tolist()] == list(fast)
-    return plain_rows, fast_rows, fast
+    return Rows(plain_counts, plain), Rows(fast_counts, fast), fast
 
 
 needs_scanner = needs_compiled(vectorizing._wordscan, "word scanner")
@@ -491,15 +524,15 @@ def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_n
         with pytest.raises(TokenClash):
             table.count([new])
     vectorize = Vectorizer(analyzer)
-    rows = [row for texts in batches[:2] for row in as_dicts(vectorize(texts), vectorize.vocabulary)]
+    counted = [vectorize(texts) for texts in batches[:2]]
     words_before, terms_before = len(vectorize.table.strings), len(vectorize.vocabulary)
-    rows += as_dicts(vectorize(short), vectorize.vocabulary)
-    assert rows == expected
+    counted.append(vectorize(short))
+    assert Rows(counted, vectorize.vocabulary) == expected
     assert len(vectorize.table.strings) > words_before and len(vectorize.vocabulary) > terms_before
     assert list(vectorize.vocabulary.sorted_terms()[0]) == sorted(vectorize.vocabulary)
     vectorize = Vectorizer(analyzer)
     streamed = vectorize.counted((texts, [i] * len(texts)) for i, texts in enumerate(batches))
-    assert [row for matrix, _ in streamed for row in as_dicts(matrix, vectorize.vocabulary)] == expected
+    assert Rows([matrix for matrix, _ in streamed], vectorize.vocabulary) == expected
 
 
 def test_a_stream_of_batches_is_counted_as_batch_by_batch(mail_and_news):
@@ -681,22 +714,22 @@ PAIRED_ANALYZERS = {
 }
 
 
-def plain_and_paired(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, Vectorizer]:
-    """Rows counted batch by batch by the plain path and by a Vectorizer with a paired table,
-    as {term: count}; the sorted terms checked against Python's sort, each row's columns in
-    order."""
+def plain_and_paired(analyzer: Analyzer, batches: list[list[str]]) -> tuple[Rows, Rows, Vectorizer]:
+    """Rows counted batch by batch by the plain path and by a Vectorizer with a paired table;
+    the sorted terms checked against Python's sort, each row's columns in order."""
     plain, vectorize = GrowingVocabulary(), Vectorizer(analyzer)
     assert isinstance(vectorize.table, PairedTable)
-    plain_rows, paired_rows = [], []
+    plain_counts, paired_counts = [], []
     for texts in batches:
-        plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
+        plain_counts.append(count_features([analyzer(t) for t in texts], plain))
         counted = vectorize(texts)
-        assert all((np.diff(counted.indices[a:b]) > 0).all() for a, b in zip(counted.indptr[:-1], counted.indptr[1:]))
-        paired_rows += as_dicts(counted, vectorize.vocabulary)
+        row = np.repeat(np.arange(len(counted.indptr) - 1), np.diff(counted.indptr))
+        assert ((np.diff(counted.indices) > 0) | (np.diff(row) > 0)).all()
+        paired_counts.append(counted)
     in_order, position = vectorize.vocabulary.sorted_terms()
     assert list(in_order) == sorted(plain)
     assert [in_order[i] for i in position.tolist()] == list(vectorize.vocabulary)
-    return plain_rows, paired_rows, vectorize
+    return Rows(plain_counts, plain), Rows(paired_counts, vectorize.vocabulary), vectorize
 
 
 @needs_scanner
@@ -767,19 +800,19 @@ HASHED_ANALYZERS = {
 }
 
 
-def plain_and_hashed(analyzer: Analyzer, batches: list[list[str]]) -> tuple[list, list, Vectorizer]:
+def plain_and_hashed(analyzer: Analyzer, batches: list[list[str]]) -> tuple[Rows, Rows, Vectorizer]:
     """Rows counted batch by batch by the plain path and by a Vectorizer with a hashed table,
-    as {bucket: count}; its sorted terms checked against Python's sort of the plain path's."""
+    keyed by bucket; its sorted terms checked against Python's sort of the plain path's."""
     plain, vectorize = GrowingVocabulary(), Vectorizer(analyzer)
     assert isinstance(vectorize.table, HashedTable)
-    plain_rows, hashed_rows = [], []
+    plain_counts, hashed_counts = [], []
     for texts in batches:
-        plain_rows += as_dicts(count_features([analyzer(t) for t in texts], plain), plain)
-        hashed_rows += as_dicts(vectorize(texts), vectorize.vocabulary)
+        plain_counts.append(count_features([analyzer(t) for t in texts], plain))
+        hashed_counts.append(vectorize(texts))
     in_order, position = vectorize.vocabulary.sorted_terms()
     assert list(in_order) == sorted(plain)
     assert [in_order[i] for i in position.tolist()] == list(vectorize.vocabulary)
-    return plain_rows, hashed_rows, vectorize
+    return Rows(plain_counts, plain), Rows(hashed_counts, vectorize.vocabulary), vectorize
 
 
 def _hashed_scanners(name: str) -> list[str]:
