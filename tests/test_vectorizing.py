@@ -15,7 +15,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from nbtext import counting, vectorizing
 from nbtext.analysis import Analyzer
-from nbtext.counting import GrowingVocabulary, count_features
+from nbtext.counting import CountMatrix, GrowingVocabulary, count_features
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
@@ -59,33 +59,30 @@ class Rows:
     def __init__(self, matrices: list, vocabulary) -> None:
         self.terms = list(vocabulary)  # after the last matrix: columns keep the numbers they first got
         lengths = np.concatenate([np.zeros(0, np.int64), *(np.diff(m.indptr) for m in matrices)])
-        self.indptr = np.concatenate([[0], np.cumsum(lengths)])
         entries = [slice(m.indptr[0], m.indptr[-1]) for m in matrices]
-        self.indices = np.concatenate([np.zeros(0, np.int64), *(m.indices[e] for m, e in zip(matrices, entries))])
-        self.data = np.concatenate([np.zeros(0), *(m.data[e] for m, e in zip(matrices, entries))])
+        indices = np.concatenate([np.zeros(0, np.int64), *(m.indices[e] for m, e in zip(matrices, entries))])
+        data = np.concatenate([np.zeros(0), *(m.data[e] for m, e in zip(matrices, entries))])
+        self.matrix = CountMatrix(np.concatenate([[0], np.cumsum(lengths)]), indices, data, len(self.terms))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rows):
             return NotImplemented
-        if not np.array_equal(self.indptr, other.indptr):
+        if not np.array_equal(self.matrix.indptr, other.matrix.indptr):
             return False
-        number = self._numbers
-        used = np.flatnonzero(np.bincount(other.indices, minlength=len(other.terms)))
+        used = np.flatnonzero(np.bincount(other.matrix.indices, minlength=len(other.terms)))
         mine = np.full(len(other.terms), -1, dtype=np.int64)
-        mine[used] = [number.get(other.terms[c], -1) for c in used.tolist()]
-        return all(np.array_equal(a, b) for a, b in zip(self._in_order(self.indices), other._in_order(mine[other.indices])))
+        mine[used] = [self._numbers.get(other.terms[c], -1) for c in used.tolist()]
+        if (mine[used] < 0).any():  # a term this side never counted
+            return False
+        ours, theirs = self.matrix.in_column_order(), other.matrix.remapped(mine, len(self.terms)).in_column_order()
+        return np.array_equal(ours.indices, theirs.indices) and np.array_equal(ours.data, theirs.data)
 
     @functools.cached_property
     def _numbers(self) -> dict[str, int]:
         return {term: i for i, term in enumerate(self.terms)}
 
-    def _in_order(self, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The columns and counts with each row's entries sorted by column."""
-        order = np.lexsort((columns, np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))))
-        return columns[order], self.data[order]
-
     def __repr__(self) -> str:
-        return f"Rows({len(self.indptr) - 1:,} rows, {len(self.data):,} counts, {len(self.terms):,} terms)"
+        return f"Rows({self.matrix.shape[0]:,} rows, {len(self.matrix.data):,} counts, {len(self.terms):,} terms)"
 
 
 def plain_and_fast(analyzer: Analyzer, batches: list[list[str]], scanner: str = "compiled",
@@ -740,8 +737,7 @@ def plain_and_paired(analyzer: Analyzer, batches: list[list[str]]) -> tuple[Rows
     assert isinstance(vectorize.table, PairedTable)
     paired_counts = [vectorize(texts) for texts in batches]
     for counted in paired_counts:
-        row = np.repeat(np.arange(len(counted.indptr) - 1), np.diff(counted.indptr))
-        assert ((np.diff(counted.indices) > 0) | (np.diff(row) > 0)).all()
+        assert ((np.diff(counted.indices) > 0) | (np.diff(counted.row_ids()) > 0)).all()
     plain_rows, plain_sorted = plain_counts(analyzer, tuple(map(tuple, batches)))
     in_order, position = vectorize.vocabulary.sorted_terms()
     assert list(in_order) == plain_sorted
