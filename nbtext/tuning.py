@@ -258,9 +258,20 @@ def expand(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
 
 
+#: Decimal places a mean or spread is compared to: scores are counted over a fold's documents,
+#: so settings as good as each other can differ by a bit of rounding, which must not rank them.
+_RANK_PLACES = 12
+
+
 def rank(trials: Iterable[Trial]) -> list[Trial]:
-    """Best first: the highest mean score, then the lowest spread over folds, then grid order."""
-    return sorted(trials, key=lambda trial: (-trial.mean, trial.std))
+    """Best first: the highest mean score, then the lowest spread over folds, then grid order.
+
+    Means and spreads are compared to ``_RANK_PLACES`` decimals. Over folds of 1,600 documents,
+    1,586, 1,583 and 1,588 right is as good as 1,586, 1,584 and 1,587, but the floats of those
+    accuracies average to 0.9910416666666667 and 0.9910416666666666: compared as they are,
+    the setting with the larger spread would come first.
+    """
+    return sorted(trials, key=lambda trial: (-round(trial.mean, _RANK_PLACES), round(trial.std, _RANK_PLACES)))
 
 
 def cross_validate(
