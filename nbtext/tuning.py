@@ -283,6 +283,7 @@ def cross_validate(
     base_analyzer: Analyzer | None = None,
     metric: str = "accuracy",
     progress: Callable[[int], None] | None = None,
+    folds: Sequence[int] | np.ndarray | None = None,
 ) -> list[Trial]:
     """Score each candidate setting by stratified k-fold cross-validation.
 
@@ -292,15 +293,24 @@ def cross_validate(
     counted once per analyzer (see ``counts_by_fold``), with the sums of every weighting (tf,
     doc_norm) its candidates use: from the text by the word table where it covers the
     analyzer, as training counts, else from features made once. ``progress`` is called once
-    per (fold, candidate) done.
+    per (fold, candidate) done. ``folds``, where given, is each document's fold, 0 to k - 1
+    with none empty, in place of stratified folds (``k`` and ``seed`` then go unused): a
+    corpus's own parts, say, or a training and a test part.
     """
     labels = labels_of(documents)
     if not labels:
         raise DataError("no documents to cross-validate")
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
-    folds = stratified_folds(labels, k, seed)
-    trials = [Trial(dict(c), metric, folds=folds, right=np.zeros(len(labels), dtype=bool)) for c in candidates]
+    if folds is None:
+        fold_of = stratified_folds(labels, k, seed)
+    else:
+        fold_of = np.asarray(folds, dtype=np.int64)
+        k = int(fold_of.max(initial=-1)) + 1
+        if fold_of.shape != (len(labels),) or k < 2 or not np.array_equal(np.unique(fold_of), np.arange(k)):
+            raise ValueError(f"folds must give each of the {len(labels):,} documents a fold, 0 to k - 1 for "
+                             "some k of 2 or more, none of them empty")
+    trials = [Trial(dict(c), metric, folds=fold_of, right=np.zeros(len(labels), dtype=bool)) for c in candidates]
     base = base_analyzer or DEFAULT_ANALYZER
     # Settings by analyzer, then by how documents are weighed: each analyzer's documents are
     # counted once, with the sums of every weighting its settings use, and let go before the
@@ -317,13 +327,13 @@ def cross_validate(
         analyzer = _analyzer_of(first, base)
         (tf, doc_norm), *also = weightings
         if supports(analyzer):  # counted straight from the text, as training counts: the same sums
-            by_fold = counts_by_fold(texts, labels, folds, analyzer=analyzer, tf=tf, doc_norm=doc_norm, also=also)
+            by_fold = counts_by_fold(texts, labels, fold_of, analyzer=analyzer, tf=tf, doc_norm=doc_norm, also=also)
         else:
-            by_fold = counts_by_fold([analyzer(text) for text in texts], labels, folds, tf=tf, doc_norm=doc_norm,
+            by_fold = counts_by_fold([analyzer(text) for text in texts], labels, fold_of, tf=tf, doc_norm=doc_norm,
                                      also=also)
         for f in range(k):
             every = by_fold.without(f)  # every weighting's sums, regrouped at once
-            held = np.flatnonzero(folds == f)
+            held = np.flatnonzero(fold_of == f)
             test_labels = [labels[i] for i in held]
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for (tf, doc_norm), group in weightings.items():

@@ -109,6 +109,27 @@ def test_settings_as_good_as_each_other_rank_by_spread_not_by_rounding():
     assert [t.settings["alpha"] for t in rank([wide, twin, steady, better])] == [0.1, 1.0, 0.3, 0.03]
 
 
+def test_folds_of_ones_own_score_as_a_model_trained_on_the_others(sms_documents):
+    """Folds given as each document's fold: the stratified ones give the same figures as k and
+    seed do, and a training and a test part answer each test message as the model trained on
+    the training part does (benchmarks/selection.py replays the search's choice so)."""
+    documents = sms_documents[:2000]
+    labels = [doc.label for doc in documents]
+    grid = [{"variant": "complement", "alpha": 0.3}, {"variant": "multinomial", "alpha": 0.1, "tf": "binary"}]
+    given = cross_validate(documents, grid, folds=stratified_folds(labels, 3, 0))
+    assert [t.reports for t in given] == [t.reports for t in cross_validate(documents, grid, k=3, seed=0)]
+    parts = np.array([1] * 1500 + [0] * 500)  # the last 500 messages are the test part
+    trials = cross_validate(documents, grid, folds=parts)
+    test = [doc.text for doc in documents[1500:]]
+    for trial, setting in zip(trials, grid):
+        predicted = train_setting(documents[:1500], setting).predict(test)
+        assert trial.right[1500:].tolist() == [p == label for p, label in zip(predicted, labels[1500:])]
+        assert trial.right[1500:].sum() > 480  # a real model, not every answer the same
+    for bad in (parts[:-1], np.zeros(2000, dtype=int), np.where(parts == 1, 2, 0)):
+        with pytest.raises(ValueError, match="none of them empty"):
+            cross_validate(documents, grid, folds=bad)
+
+
 def test_held_out_counts_too_large_for_float32_stay_exact():
     """Each document's counts are kept in 32 bits where that is exact; a word counted 2**24 + 1
     times in one document (float32 would make it 2**24) is held as it was counted."""
