@@ -210,3 +210,31 @@ def test_the_accuracy_benchmark_pairs_the_documents_its_figures_count():
     assert documents == 3902  # the 70% of 5,574 lines the protocol tests on
     assert only_ours - only_theirs == round((ours - theirs) * documents) != 0
     assert paired[6] == f"{mcnemar_p(only_ours, only_theirs):.3g}"
+
+
+def test_the_selection_benchmark_replays_the_pick_the_accuracy_benchmark_scores(tmp_path):
+    """On SMS spam's split, benchmarks/selection.py's "best mean" is the setting accuracy.py
+    --tuned picks, and the answers it kept are those of that setting trained on the training
+    part: the same accuracy. Picked after seeing the test part, the best does at least as well."""
+    corpus_path("sms-spam")
+    from benchmarks import selection
+    from benchmarks.accuracy import correct, read_documents, tuned_setting
+    from nbtext.tuning import read_grid, train_setting
+
+    kept = selection.collect("sms-spam", read_grid(None), None, None)
+    train, test = next(folds("sms-spam")).write(tmp_path)
+    train_docs, test_docs = read_documents(train), read_documents(test)
+    (fold,) = kept
+    pick = selection.best_mean(fold)
+    assert fold["settings"][pick] == tuned_setting(train_docs)
+    model = train_setting(train_docs, fold["settings"][pick])
+    assert fold["right"][pick].tolist() == correct(model, test_docs).tolist()
+    accuracy, wrong = selection.scored(kept, [pick])
+    assert (round(accuracy, 4), wrong) == (0.9859, 55)  # README's tuned SMS figure
+    hindsight = selection.scored(kept, [selection.best_for_the_fold(fold)])
+    assert hindsight[1] <= 55 and hindsight == selection.single_settings(kept)["hindsight: best single setting"]
+    # Along alpha a setting has the next alpha up and down (one at the ends); along every axis,
+    # also the other value of each of the grid's five two-valued axes.
+    assert sorted({len(n) for n in selection._neighbours(fold["settings"], ("alpha",))}) == [1, 2]
+    every = ("alpha", "variant", "tf", "doc_norm", "idf", "min_df")
+    assert sorted({len(n) for n in selection._neighbours(fold["settings"], every)}) == [6, 7]
