@@ -15,10 +15,11 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from nbtext import counting, vectorizing
 from nbtext.analysis import Analyzer
-from nbtext.counting import CountMatrix, GrowingVocabulary, count_features
+from nbtext.counting import GrowingVocabulary, count_features
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
+from nbtext.tuning import _renumbered
 from nbtext.vectorizing import (HashedTable, PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary,
                                 fixed_table)
 
@@ -58,11 +59,8 @@ class Rows:
 
     def __init__(self, matrices: list, vocabulary) -> None:
         self.terms = list(vocabulary)  # after the last matrix: columns keep the numbers they first got
-        lengths = np.concatenate([np.zeros(0, np.int64), *(np.diff(m.indptr) for m in matrices)])
-        entries = [slice(m.indptr[0], m.indptr[-1]) for m in matrices]
-        indices = np.concatenate([np.zeros(0, np.int64), *(m.indices[e] for m, e in zip(matrices, entries))])
-        data = np.concatenate([np.zeros(0), *(m.data[e] for m, e in zip(matrices, entries))])
-        self.matrix = CountMatrix(np.concatenate([[0], np.cumsum(lengths)]), indices, data, len(self.terms))
+        n_terms = len(self.terms)  # one matrix, each row's columns in order
+        self.matrix = _renumbered(list(matrices), np.arange(n_terms, dtype=np.int64), n_terms)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rows):
@@ -74,8 +72,8 @@ class Rows:
         mine[used] = [self._numbers.get(other.terms[c], -1) for c in used.tolist()]
         if (mine[used] < 0).any():  # a term this side never counted
             return False
-        ours, theirs = self.matrix.in_column_order(), other.matrix.remapped(mine, len(self.terms)).in_column_order()
-        return np.array_equal(ours.indices, theirs.indices) and np.array_equal(ours.data, theirs.data)
+        theirs = other.matrix.remapped(mine, len(self.terms)).in_column_order()
+        return np.array_equal(self.matrix.indices, theirs.indices) and np.array_equal(self.matrix.data, theirs.data)
 
     @functools.cached_property
     def _numbers(self) -> dict[str, int]:
@@ -96,12 +94,17 @@ def plain_and_fast(analyzer: Analyzer, batches: list[list[str]], scanner: str = 
             patch.setattr(vectorizing, "_wordscan", None)
         table = WordTable(analyzer, fast)
     assert (table._scanned is not None) == (scanner == "compiled" and vectorizing._wordscan is not None)
-    fast_counts = [table.count(texts) for texts in batches]
+    return (*against_plain(analyzer, batches, [table.count(texts) for texts in batches], fast), fast)
+
+
+def against_plain(analyzer: Analyzer, batches: list[list[str]], counted: list, vocabulary) -> tuple[Rows, Rows]:
+    """The plain path's rows of ``batches`` and those a table ``counted`` into ``vocabulary``;
+    the table's terms sorted without comparing strings, checked against Python's sort."""
     plain_rows, plain_sorted = plain_counts(analyzer, tuple(map(tuple, batches)))
-    in_order, position = fast.sorted_terms()
+    in_order, position = vocabulary.sorted_terms()
     assert list(in_order) == plain_sorted
-    assert [in_order[i] for i in position.tolist()] == list(fast)
-    return plain_rows, Rows(fast_counts, fast), fast
+    assert [in_order[i] for i in position.tolist()] == list(vocabulary)
+    return plain_rows, Rows(counted, vocabulary)
 
 
 @functools.lru_cache(maxsize=1)
@@ -738,11 +741,7 @@ def plain_and_paired(analyzer: Analyzer, batches: list[list[str]]) -> tuple[Rows
     paired_counts = [vectorize(texts) for texts in batches]
     for counted in paired_counts:
         assert ((np.diff(counted.indices) > 0) | (np.diff(counted.row_ids()) > 0)).all()
-    plain_rows, plain_sorted = plain_counts(analyzer, tuple(map(tuple, batches)))
-    in_order, position = vectorize.vocabulary.sorted_terms()
-    assert list(in_order) == plain_sorted
-    assert [in_order[i] for i in position.tolist()] == list(vectorize.vocabulary)
-    return plain_rows, Rows(paired_counts, vectorize.vocabulary), vectorize
+    return (*against_plain(analyzer, batches, paired_counts, vectorize.vocabulary), vectorize)
 
 
 @needs_scanner
@@ -818,12 +817,8 @@ def plain_and_hashed(analyzer: Analyzer, batches: list[list[str]]) -> tuple[Rows
     keyed by bucket; its sorted terms checked against Python's sort of the plain path's."""
     vectorize = Vectorizer(analyzer)
     assert isinstance(vectorize.table, HashedTable)
-    hashed_counts = [vectorize(texts) for texts in batches]
-    plain_rows, plain_sorted = plain_counts(analyzer, tuple(map(tuple, batches)))
-    in_order, position = vectorize.vocabulary.sorted_terms()
-    assert list(in_order) == plain_sorted
-    assert [in_order[i] for i in position.tolist()] == list(vectorize.vocabulary)
-    return plain_rows, Rows(hashed_counts, vectorize.vocabulary), vectorize
+    hashed = [vectorize(texts) for texts in batches]
+    return (*against_plain(analyzer, batches, hashed, vectorize.vocabulary), vectorize)
 
 
 def _hashed_scanners(name: str) -> list[str]:
