@@ -37,6 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,17 +104,34 @@ def nbtext_default(train_docs, test_docs, mail: bool = False) -> np.ndarray:
     return correct(default_model(train_docs, mail), test_docs)
 
 
-def tuned_setting(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS, repeats: int = 1) -> dict:
-    """The setting `nbtext tune` picks on ``train_docs`` (with ``grid``: `--grid GRID --cv K`).
+def read_folds(name: str, input_format: str | None = None, headers: tuple[str, ...] | None = None,
+               limit: int | None = None) -> Iterator[tuple[list, list]]:
+    """The training and test documents of each fold of corpus ``name``'s protocol, read as
+    `nbtext train` reads them (``read_documents``)."""
+    for fold in folds(name, limit=limit):
+        with tempfile.TemporaryDirectory() as scratch:
+            train_arg, test_arg = fold.write(Path(scratch))
+            documents = (read_documents(train_arg, input_format, headers),
+                         read_documents(test_arg, input_format, headers))
+        yield documents
+
+
+def inner_search(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS, repeats: int = 1) -> list:
+    """The trials of `nbtext tune`'s search on ``train_docs`` (with ``grid``: `--grid GRID --cv K`).
 
     With ``repeats`` above 1 the cross-validation is repeated with seeds 0, 1, ... and each
-    setting ranked over all repeats' folds (a study: `nbtext tune` runs it once)."""
+    setting scored over all repeats' folds (a study: `nbtext tune` runs it once)."""
     candidates = expand(read_grid(grid))
     trials = cross_validate(train_docs, candidates, k=k, seed=0)
     for seed in range(1, repeats):
         for trial, again in zip(trials, cross_validate(train_docs, candidates, k=k, seed=seed)):
             trial.reports += again.reports
-    return rank(trials)[0].settings
+    return trials
+
+
+def tuned_setting(train_docs, grid: str | None = None, k: int = DEFAULT_FOLDS, repeats: int = 1) -> dict:
+    """The setting `nbtext tune` picks on ``train_docs``: the best of ``inner_search``."""
+    return rank(inner_search(train_docs, grid, k, repeats))[0].settings
 
 
 def nbtext_tuned(train_docs, test_docs, **search) -> np.ndarray:
@@ -203,11 +221,7 @@ def main() -> None:
         scores: dict[str, list[np.ndarray]] = {key: [] for key in runners}
         started = time.perf_counter()
         seen = 0  # test documents whose text the fold trains on: both sides score them alike
-        for fold in folds(name, limit=args.folds):
-            with tempfile.TemporaryDirectory() as scratch:
-                train_arg, test_arg = fold.write(Path(scratch))
-                train_docs, test_docs = (read_documents(arg, args.input_format, headers)
-                                         for arg in (train_arg, test_arg))
+        for train_docs, test_docs in read_folds(name, args.input_format, headers, limit=args.folds):
             trained_on = {doc.text for doc in train_docs}
             seen += sum(doc.text in trained_on for doc in test_docs)
             for key, runner in runners.items():

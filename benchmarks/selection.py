@@ -36,10 +36,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.accuracy import read_documents  # noqa: E402
-from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
+from benchmarks.accuracy import inner_search, read_folds  # noqa: E402
+from benchmarks.protocols import PROTOCOLS  # noqa: E402
 from nbtext.readers.mail import header_names  # noqa: E402
-from nbtext.tuning import DEFAULT_FOLDS, Trial, cross_validate, expand, rank, read_grid  # noqa: E402
+from nbtext.tuning import _RANK_PLACES, Trial, cross_validate, rank, read_grid  # noqa: E402
 
 #: One outer fold: the grid's settings, each one's inner scores (settings x inner folds), and
 #: whether each test document's answer was right (settings x test documents).
@@ -48,16 +48,13 @@ KeptFold = dict
 Choice = Callable[[KeptFold], int]
 
 
-def collect(name: str, grid: dict, input_format: str | None, headers: tuple[str, ...] | None) -> list[KeptFold]:
+def collect(name: str, grid: str | None, input_format: str | None, headers: tuple[str, ...] | None) -> list[KeptFold]:
     """Every outer fold of corpus ``name``: the inner scores and the test answers of each setting."""
-    candidates = expand(grid)
     kept = []
-    for number, fold in enumerate(folds(name)):
+    for number, (train_docs, test_docs) in enumerate(read_folds(name, input_format, headers)):
         started = time.perf_counter()
-        with tempfile.TemporaryDirectory() as scratch:
-            train_arg, test_arg = fold.write(Path(scratch))
-            train_docs, test_docs = (read_documents(arg, input_format, headers) for arg in (train_arg, test_arg))
-        inner = cross_validate(train_docs, candidates, k=DEFAULT_FOLDS, seed=0)
+        inner = inner_search(train_docs, grid)  # what accuracy.py --tuned ranks
+        candidates = [trial.settings for trial in inner]
         # Fold 1 trains, fold 0 is tested: each setting's answers on the test documents.
         parts = [1] * len(train_docs) + [0] * len(test_docs)
         tested = cross_validate(train_docs + test_docs, candidates, folds=parts)
@@ -78,7 +75,7 @@ def one_standard_error(fold: KeptFold) -> int:
     order = _ranked(fold)
     best = fold["inner"][order[0]]
     floor = statistics.mean(best) - statistics.pstdev(best) / math.sqrt(len(best))
-    near = [i for i in order if statistics.mean(fold["inner"][i]) >= floor - 1e-12]
+    near = [i for i in order if statistics.mean(fold["inner"][i]) >= floor - 10.0**-_RANK_PLACES]
     return max(near, key=lambda i: fold["settings"][i]["alpha"])
 
 
@@ -90,7 +87,8 @@ def smoothed(axes: tuple[str, ...]) -> Choice:
         near = _neighbours(fold["settings"], axes)
         score = [statistics.mean([means[i], *(means[j] for j in near[i])]) for i in range(len(means))]
         order = _ranked(fold)
-        return max(order, key=lambda i: round(score[i], 12))  # the first of the highest, in the search's order
+        # The first of the highest, in the search's order.
+        return max(order, key=lambda i: round(score[i], _RANK_PLACES))
     return choose
 
 
@@ -176,7 +174,7 @@ def main() -> None:
         if path.exists():
             kept = pickle.loads(path.read_bytes())
         else:
-            kept = collect(name, grid, args.input_format, headers)
+            kept = collect(name, args.grid, args.input_format, headers)
             path.write_bytes(pickle.dumps(kept))
         table[name] = {label: scored(kept, [choose(fold) for fold in kept]) for label, choose in CHOICES.items()}
         table[name].update(single_settings(kept))

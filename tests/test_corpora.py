@@ -219,9 +219,9 @@ def test_the_selection_benchmark_replays_the_pick_the_accuracy_benchmark_scores(
     corpus_path("sms-spam")
     from benchmarks import selection
     from benchmarks.accuracy import correct, read_documents, tuned_setting
-    from nbtext.tuning import read_grid, train_setting
+    from nbtext.tuning import train_setting
 
-    kept = selection.collect("sms-spam", read_grid(None), None, None)
+    kept = selection.collect("sms-spam", None, None, None)
     train, test = next(folds("sms-spam")).write(tmp_path)
     train_docs, test_docs = read_documents(train), read_documents(test)
     (fold,) = kept
