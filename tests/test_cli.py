@@ -401,7 +401,9 @@ def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
     # The common slip: DATA is one class's folder, so its files sit outside any class folder.
     billing = TICKETS / "train" / "billing"
     skipped = ("read 0 documents\n"
-               "81 skipped: not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)\n")
+               "81 skipped: not inside a class folder (DATA holds one folder per class: DATA/LABEL/FILE)\n"
+               f"{billing} holds files and no folder, as one class's folder does: give the folder above, "
+               f"{TICKETS / 'train'}, which holds a folder per class (billing, shipping, technical)\n")
     result = run(["train", billing, "-o", tmp_path / "m"], expect=1)
     assert result.stderr == skipped + "Error: no documents to train on\n"
     result = run(["eval", tickets_model, billing], expect=1)
@@ -414,6 +416,46 @@ def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
     assert result.stderr == ("read 0 documents\n1 skipped: empty folder (DATA holds one folder per class: "
                              "DATA/LABEL/FILE)\nError: no documents to train on\n")
     assert run(["predict", tickets_model, tmp_path / "data"]).stderr == ""
+
+
+def test_class_folders_given_for_data_are_told_to_give_their_parent(tmp_path, monkeypatch):
+    monkeypatch.chdir(TICKETS / "train")  # `nbtext train billing shipping`, from inside DATA
+    result = run(["train", "billing", "shipping", "-o", tmp_path / "m"], expect=1)
+    assert result.stderr.splitlines()[-2:] == [
+        f"billing and shipping hold files and no folder, as class folders do: give the folder above, "
+        f"{TICKETS / 'train'}, which holds a folder per class (billing, shipping, technical)",
+        "Error: no documents to train on"]
+    # Given beside a good DATA, one class's folder is said too, though training goes on.
+    result = run(["train", TICKETS / "test", "shipping", "-o", tmp_path / "m"])
+    assert f"\nshipping holds files and no folder, as one class's folder does: give the folder above, " \
+           f"{TICKETS / 'train'}, which" in result.stderr
+    # A folder of files, with no folder beside it: nothing to point to but the layout.
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "1.txt").write_text("call me")
+    result = run(["train", tmp_path / "notes", "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == ("read 0 documents\n1 skipped: not inside a class folder (DATA holds one folder per "
+                             "class: DATA/LABEL/FILE)\nError: no documents to train on\n")
+
+
+def test_a_folder_holding_a_table_is_told_to_give_the_table():
+    """SMS spam comes as a folder holding one LABEL<TAB>TEXT file: the folder is the path a
+    user first gives."""
+    folder = corpus_path("sms-spam")
+    result = run(["eval", "--cv", "2", folder], expect=1)
+    assert result.stderr.splitlines()[-2:] == [
+        f"{folder / 'SMSSpamCollection'} holds labelled documents (tsv): give the file itself as DATA",
+        "Error: no documents to cross-validate"]
+    assert "read 5,574 documents" in run(["eval", "--cv", "2", folder / "SMSSpamCollection"]).stderr
+
+
+def test_a_folder_of_tables_is_told_to_give_them(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "train.tsv").write_text("spam\tfree cash\nham\tlunch?\n")
+    (tmp_path / "data" / "test.ft").write_text("__label__ham see you\n")
+    result = run(["train", tmp_path / "data", "-o", tmp_path / "m"], expect=1)
+    assert result.stderr.splitlines()[-2:] == [
+        f"the 2 files of {tmp_path / 'data'} hold labelled documents (fasttext, tsv): give the files themselves "
+        "as DATA", "Error: no documents to train on"]
 
 
 @pytest.mark.parametrize("command", [["train", TICKETS / "train"], ["tune", TICKETS / "train"],

@@ -108,6 +108,9 @@ def test_an_update_that_reads_nothing_fails_and_keeps_the_model(tmp_path):
     assert result.stderr.splitlines() == ["read 0 documents",
                                           "81 skipped: not inside a class folder (DATA holds one folder per class: "
                                           "DATA/LABEL/FILE)",
+                                          f"{TICKETS / 'train' / 'billing'} holds files and no folder, as one "
+                                          f"class's folder does: give the folder above, {TICKETS / 'train'}, "
+                                          "which holds a folder per class (billing, shipping, technical)",
                                           "Error: no documents to add; the model is unchanged"]
     assert (tmp_path / "m").read_bytes() == before
 

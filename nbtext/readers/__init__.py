@@ -185,6 +185,8 @@ class LabelledCorpus:
             for fmt, entries, size in self._plan_one(path, input_format):
                 self._plan.append((path, fmt, entries))
                 sizes.append(size)
+        self.report.hints += _layout_hints([path for path, fmt, entries in self._plan
+                                            if fmt in ("folder", "email", "mbox") and not entries])
         self.total_bytes = None if None in sizes else sum(s for s in sizes if s is not None)
 
     def _plan_one(self, path: str, input_format: str | None) -> list[tuple[str | None, list, int | None]]:
@@ -545,6 +547,76 @@ def _folder_format(root: str) -> str:
         if is_maildir(label) or any(is_maildir(child) for child in _subfolders(label)):
             return "maildir"
     return "folder"
+
+
+def _layout_hints(folders: Sequence[str]) -> list[str]:
+    """What each DATA folder of ``folders``, which gave no document, seems to be instead, and
+    what to give: a folder of files of labelled documents (``sms/`` for
+    ``sms/SMSSpamCollection``), whose files are given themselves; or a class's own folder
+    (``spam/``), whose parent holds the class folders, one line for the folders of one parent.
+    Nothing for a folder that is neither, or that holds a folder (an empty class's, said already).
+    """
+    hints: list[str] = []
+    class_folders: dict[str, list[str]] = {}  # parent: the DATA folders in it, in order
+    for root in folders:
+        files = _files_only(root)
+        if not files:
+            continue
+        kinds = [_labelled_lines_kind(file) for file in files[:_TABLES_HINTED]]
+        if len(files) <= _TABLES_HINTED and all(kinds):
+            shown = ", ".join(sorted({kind for kind in kinds if kind}))
+            hints.append(f"{files[0]} holds labelled documents ({shown}): give the file itself as DATA"
+                         if len(files) == 1 else
+                         f"the {len(files)} files of {root} hold labelled documents ({shown}): give the files "
+                         "themselves as DATA")
+            continue
+        parent = os.path.normpath(os.path.join(root, os.pardir))
+        if parent == os.curdir or parent.startswith(os.pardir):  # "." would read as a full stop
+            parent = os.path.abspath(parent)
+        if not os.path.samefile(parent, root):  # the root of the filesystem has no folder above
+            class_folders.setdefault(parent, []).append(root)
+    for parent, roots in class_folders.items():
+        classes = sorted(os.path.basename(folder) for folder in _subfolders(parent))
+        if len(classes) < 2:  # a folder of files in a folder of its own: no class folders to point to
+            continue
+        named = ", ".join(classes[:_CLASSES_HINTED])
+        if len(classes) > _CLASSES_HINTED:
+            named += f" and {len(classes) - _CLASSES_HINTED:,} more"
+        who = (f"{roots[0]} holds files and no folder, as one class's folder does" if len(roots) == 1 else
+               f"{', '.join(roots[:-1])} and {roots[-1]} hold files and no folder, as class folders do")
+        hints.append(f"{who}: give the folder above, {parent}, which holds a folder per class ({named})")
+    return hints
+
+
+def _files_only(folder: str) -> list[str]:
+    """The non-hidden entries of ``folder``, in name order, where none is a folder; else, or
+    where it cannot be listed (said already, as an unreadable folder), none."""
+    try:
+        with os.scandir(folder) as listing:
+            children = [entry for entry in listing if not entry.name.startswith(".")]
+    except OSError:
+        return []
+    return [] if any(is_folder(entry) for entry in children) else sorted(entry.path for entry in children)
+
+
+#: How many files a folder may hold and still be hinted to be tables given by their folder.
+_TABLES_HINTED = 10
+#: How many class folders a hint names.
+_CLASSES_HINTED = 6
+
+
+def _labelled_lines_kind(path: str) -> str | None:
+    """The labelled-documents format a file given as DATA would be read in, from its name or its
+    first line, or None: what ``_plan_one`` and ``_read_lines`` would tell."""
+    kind = _SUFFIXES.get(_suffix(path))
+    if kind is not None:
+        return kind
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(_SNIFFED)
+    except OSError:
+        return None
+    return sniff(first) if first and not_text(first) is None else None
 
 
 def _subfolders(path: str) -> list[str]:

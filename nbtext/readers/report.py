@@ -83,6 +83,9 @@ class ReadReport:
     #: Eight bytes each, not the documents, so that training still keeps no text.
     texts: array = field(default_factory=lambda: array("Q"))
     labelled_texts: array = field(default_factory=lambda: array("Q"))
+    #: What a DATA argument that gave no document seems to be instead, and how to give it
+    #: (a class's own folder, a table file inside a folder): said last, before the error.
+    hints: list[str] = field(default_factory=list)
 
     def add(self, doc: Document, *, replaced: bool, marked: str | None = None) -> Document:
         """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
@@ -116,6 +119,7 @@ class ReadReport:
         self.no_known_word += other.no_known_word
         self.texts += other.texts
         self.labelled_texts += other.labelled_texts
+        self.hints += [hint for hint in other.hints if hint not in self.hints]
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
@@ -178,7 +182,7 @@ class ReadReport:
         if self.attachments:
             attachments = plural(self.attachments, "mail attachment")
             out.append(f"{self.attachments:,} {attachments} skipped (attached files, not the message's text)")
-        return out
+        return out + self.hints
 
 
 def text_digest(text: str) -> int:
