@@ -408,6 +408,8 @@ def test_data_errors_come_after_what_was_read(tmp_path, tickets_model):
     assert result.stderr == skipped + "Error: no documents to train on\n"
     result = run(["eval", tickets_model, billing], expect=1)
     assert result.stderr == skipped + "Error: no documents to evaluate\n"
+    result = run(["train", "--test-split", "0.2", billing, "-o", tmp_path / "m"], expect=1)
+    assert result.stderr == skipped + "Error: no documents to train on\n"
     assert not (tmp_path / "m").exists()
     # A fresh folder, the path mistyped: "no documents to train on" came alone, unexplained.
     # predict on one stays silent, as a nightly job on a mail folder with nothing new needs.
