@@ -379,6 +379,25 @@ def test_one_mbox_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp
                      "(DATA/spam/spam.mbox, DATA/ham/inbox.mbox)\n")
 
 
+def test_one_maildir_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp_path):
+    """`nbtext train ~/Maildir` made a model of two classes, cur and new; its cur/ read nothing
+    and the hint pointed to the maildir, as if it held class folders."""
+    box = mail_layouts / "maildir" / "ham"
+    advice = ("give a folder with a maildir per class (DATA/ham, DATA/spam; links will do: ln -s ~/Maildir/.Junk "
+              "DATA/spam)")
+    for options in ([], ["--input-format", "email"], ["--input-format", "maildir"]):
+        error = run(["train", *options, box, "-o", tmp_path / "m"], expect=1).stderr
+        assert error == f"Error: {box}: a maildir, whose messages have no class; {advice}\n"
+    error = run(["eval", "--cv", "2", box / "new"], expect=1).stderr.splitlines()
+    assert error[-2:] == [f"{box / 'new'} is a folder of the maildir {box}, whose messages have no class: {advice}",
+                          "Error: no documents to cross-validate"]
+    # As the advice says: links to the maildirs, one a class.
+    (tmp_path / "data").mkdir()
+    for label in ("ham", "spam"):
+        (tmp_path / "data" / label).symlink_to(mail_layouts / "maildir" / label)
+    assert "\n  ham        150\n  spam       150\n" in run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr
+
+
 def test_a_stray_file_or_a_class_of_message_files_beside_mailboxes_is_read_as_mail(mail_layouts, tmp_path):
     """A note beside the exported mailboxes made the folder plain text, each mbox one
     document (a model of 3 documents, with only a note in the read report); so did a class

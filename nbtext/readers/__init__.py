@@ -44,6 +44,9 @@ _FILES_PER_BATCH = 256
 #: line, or a TSV label's tab. A first line that long is still read whole once it is told.
 _SNIFFED = 1 << 20
 NO_MAILDIR = "class folder holding no maildir (without --input-format maildir, its files are read as mail)"
+#: How labelled maildirs are given: a maildir's messages have no class, and its cur/ and new/ are none.
+MAILDIR_PER_CLASS = ("give a folder with a maildir per class (DATA/ham, DATA/spam; links will do: "
+                     "ln -s ~/Maildir/.Junk DATA/spam)")
 
 
 def _no_table(path: str, options: str, *, formats: str = "", kind: str = "") -> DataError:
@@ -214,6 +217,8 @@ class LabelledCorpus:
             if fmt not in (None, *LINE_FORMATS) or (fmt == "tsv" and self.columns is not None):
                 raise _read_by_name(path, fmt)
             return [(fmt, [], None)]
+        if os.path.isdir(path) and is_maildir(path):  # else a model of classes cur and new
+            raise DataError(f"{path}: a maildir, whose messages have no class; {MAILDIR_PER_CLASS}")
         if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
@@ -573,7 +578,10 @@ def _layout_hints(folders: Sequence[str]) -> list[str]:
         parent = os.path.normpath(os.path.join(root, os.pardir))
         if parent == os.curdir or parent.startswith(os.pardir):  # "." would read as a full stop
             parent = os.path.abspath(parent)
-        if not os.path.samefile(parent, root):  # the root of the filesystem has no folder above
+        if is_maildir(parent):  # its cur/ or new/
+            hints.append(f"{root} is a folder of the maildir {parent}, whose messages have no class: "
+                         f"{MAILDIR_PER_CLASS}")
+        elif not os.path.samefile(parent, root):  # the root of the filesystem has no folder above
             class_folders.setdefault(parent, []).append(root)
     for parent, roots in class_folders.items():
         classes = sorted(os.path.basename(folder) for folder in _subfolders(parent))
