@@ -295,7 +295,7 @@ def format_option(*choices: str, piped: str | None = None) -> Callable:
                         help=f"Output format.  [default: {choices[0]} on a terminal, else {piped}]")
 
 
-model_argument = click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
+model_argument = click.argument("model_path", metavar="MODEL", type=click.Path())  # a folder: load says the model comes first
 
 
 class FiniteRange(click.FloatRange):
@@ -1593,6 +1593,11 @@ def learn(model_path, items, unlearn, verbose) -> None:
 
     if is_pipe(model_path):
         raise NbtextError(f"{model_path}: a pipe; learn rewrites the model it teaches, so it takes the model file")
+    if model_path in ("--spam", "--ham"):
+        raise click.UsageError("the model file comes first: nbtext learn MODEL --spam|--ham PATH...")
+    if os.path.isdir(model_path):
+        raise NbtextError(f"{model_path}: is a folder, not a model file (the model file comes first, then "
+                          "--spam|--ham PATH...)")
     if not os.path.isfile(model_path):
         raise NbtextError(f"{model_path}: no such model file")
     groups: dict[str, list[str]] = {}

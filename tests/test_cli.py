@@ -354,6 +354,16 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
      "(the model file comes first, then the documents)\n"),
     (["eval", str(TICKETS / "test"), "m.joblib"], 1,
      f"Error: {TICKETS / 'test'}: is a folder, not a model file (the model file comes first, then the documents)\n"),
+    # predict, filter and the others said only "File ... is a directory", as click's usage error.
+    (["predict", str(TICKETS / "test"), "m.joblib"], 1,
+     f"Error: {TICKETS / 'test'}: is a folder, not a model file (the model file comes first, then the documents)\n"),
+    (["inspect-top-words", str(TICKETS / "test")], 1,
+     f"Error: {TICKETS / 'test'}: is a folder, not a model file (the model file comes first, then the documents)\n"),
+    (["learn", str(TICKETS / "test"), "--spam", "m.eml"], 1,  # it said "no such model file" of the folder
+     f"Error: {TICKETS / 'test'}: is a folder, not a model file (the model file comes first, then "
+     "--spam|--ham PATH...)\n"),
+    (["learn", "--spam", "m.eml", "filter.joblib"], 2,  # it said "--spam: no such model file"
+     "Error: the model file comes first: nbtext learn MODEL --spam|--ham PATH...\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--min-df", "0.99"], 1,
      "Error: no terms remain after pruning: the 920 terms read are each in 1 to 235 of the 243 documents; "
      "lower --min-df or raise --max-df\n"),
