@@ -468,6 +468,15 @@ def test_a_folder_of_tables_is_told_to_give_them(tmp_path):
     assert result.stderr.splitlines()[-2:] == [
         f"the 2 files of {tmp_path / 'data'} hold labelled documents (fasttext, tsv): give the files themselves "
         "as DATA", "Error: no documents to train on"]
+    # A class's document whose first line holds a tab is no table; nor is a pipe opened, which would wait.
+    for label in ("ham", "spam"):
+        (tmp_path / "mail" / label).mkdir(parents=True)
+    (tmp_path / "mail" / "ham" / "1.txt").write_text("To:\tann\n\nlunch at noon?\n")
+    os.mkfifo(tmp_path / "mail" / "ham" / "pipe")
+    result = run(["train", tmp_path / "mail" / "ham", "-o", tmp_path / "m"], expect=1)
+    assert result.stderr.splitlines()[-2:] == [
+        f"{tmp_path / 'mail' / 'ham'} holds files and no folder, as one class's folder does: give the folder above, "
+        f"{tmp_path / 'mail'}, which holds a folder per class (ham, spam)", "Error: no documents to train on"]
 
 
 @pytest.mark.parametrize("command", [["train", TICKETS / "train"], ["tune", TICKETS / "train"],

@@ -557,23 +557,16 @@ def _folder_format(root: str) -> str:
 def _layout_hints(folders: Sequence[str]) -> list[str]:
     """What each DATA folder of ``folders``, which gave no document, seems to be instead, and
     what to give: a folder of files of labelled documents (``sms/`` for
-    ``sms/SMSSpamCollection``), whose files are given themselves; or a class's own folder
-    (``spam/``), whose parent holds the class folders, one line for the folders of one parent.
-    Nothing for a folder that is neither, or that holds a folder (an empty class's, said already).
+    ``sms/SMSSpamCollection``), whose files are given themselves; a maildir's ``cur/``; or a
+    class's own folder (``spam/``), whose parent holds the class folders, one line for the
+    folders of one parent. Nothing for a folder that is none of these, or that holds a folder
+    (an empty class's, said already).
     """
     hints: list[str] = []
-    class_folders: dict[str, list[str]] = {}  # parent: the DATA folders in it, in order
+    class_folders: dict[str, tuple[list[str], list[str]]] = {}  # parent: its folders, the DATA among them
     for root in folders:
         files = _files_only(root)
         if not files:
-            continue
-        kinds = [_labelled_lines_kind(file) for file in files[:_TABLES_HINTED]]
-        if len(files) <= _TABLES_HINTED and all(kinds):
-            shown = ", ".join(sorted({kind for kind in kinds if kind}))
-            hints.append(f"{files[0]} holds labelled documents ({shown}): give the file itself as DATA"
-                         if len(files) == 1 else
-                         f"the {len(files)} files of {root} hold labelled documents ({shown}): give the files "
-                         "themselves as DATA")
             continue
         parent = os.path.normpath(os.path.join(root, os.pardir))
         if parent == os.curdir or parent.startswith(os.pardir):  # "." would read as a full stop
@@ -581,12 +574,18 @@ def _layout_hints(folders: Sequence[str]) -> list[str]:
         if is_maildir(parent):  # its cur/ or new/
             hints.append(f"{root} is a folder of the maildir {parent}, whose messages have no class: "
                          f"{MAILDIR_PER_CLASS}")
-        elif not os.path.samefile(parent, root):  # the root of the filesystem has no folder above
-            class_folders.setdefault(parent, []).append(root)
-    for parent, roots in class_folders.items():
-        classes = sorted(os.path.basename(folder) for folder in _subfolders(parent))
-        if len(classes) < 2:  # a folder of files in a folder of its own: no class folders to point to
             continue
+        beside = [] if os.path.samefile(parent, root) else sorted(map(os.path.basename, _subfolders(parent)))
+        kinds = [_SUFFIXES.get(_suffix(file)) or _sniffed(file) for file in files[:_TABLES_HINTED]]
+        if len(files) <= _TABLES_HINTED and all(kinds):
+            shown = ", ".join(sorted({kind for kind in kinds if kind}))
+            hints.append(f"{files[0]} holds labelled documents ({shown}): give the file itself as DATA"
+                         if len(files) == 1 else
+                         f"the {len(files)} files of {root} hold labelled documents ({shown}): give the files "
+                         "themselves as DATA")
+        elif len(beside) >= 2:
+            class_folders.setdefault(parent, (beside, []))[1].append(root)
+    for parent, (classes, roots) in class_folders.items():
         named = ", ".join(classes[:_CLASSES_HINTED])
         if len(classes) > _CLASSES_HINTED:
             named += f" and {len(classes) - _CLASSES_HINTED:,} more"
@@ -611,20 +610,31 @@ def _files_only(folder: str) -> list[str]:
 _TABLES_HINTED = 10
 #: How many class folders a hint names.
 _CLASSES_HINTED = 6
+#: How much of a file, and how many of its first lines, tell that it is labelled lines for a hint.
+_SNIFFED_HINT = 1 << 16
+_SNIFFED_LINES = 20
 
 
-def _labelled_lines_kind(path: str) -> str | None:
-    """The labelled-documents format a file given as DATA would be read in, from its name or its
-    first line, or None: what ``_plan_one`` and ``_read_lines`` would tell."""
-    kind = _SUFFIXES.get(_suffix(path))
-    if kind is not None:
-        return kind
+def _sniffed(path: str) -> str | None:
+    """The labelled line format that a regular file's first lines all look like, as reading it
+    as DATA would tell its first one, or None. Two lines at least, so that a class's document
+    whose first line holds a tab is not taken for a table (a pipe is not opened: that would
+    wait for a writer)."""
+    if not os.path.isfile(path):
+        return None
     try:
         with open(path, "rb") as handle:
-            first = handle.readline(_SNIFFED)
+            head = handle.read(_SNIFFED_HINT)
+            whole = not handle.read(1)
     except OSError:
         return None
-    return sniff(first) if first and not_text(first) is None else None
+    if not_text(head[:512]) is not None:
+        return None
+    lines = [line for line in head.splitlines(keepends=True) if line.strip()]
+    if lines and not whole and not lines[-1].endswith(b"\n"):  # cut short by the read
+        lines.pop()
+    kinds = {sniff(line) for line in lines[:_SNIFFED_LINES]}
+    return kinds.pop() if len(lines) >= 2 and len(kinds) == 1 else None
 
 
 def _subfolders(path: str) -> list[str]:
