@@ -295,7 +295,8 @@ def format_option(*choices: str, piped: str | None = None) -> Callable:
                         help=f"Output format.  [default: {choices[0]} on a terminal, else {piped}]")
 
 
-model_argument = click.argument("model_path", metavar="MODEL", type=click.Path())  # a folder: load says the model comes first
+#: A folder is let through, for the loader to say that the model file comes first.
+model_argument = click.argument("model_path", metavar="MODEL", type=click.Path())
 
 
 class FiniteRange(click.FloatRange):
