@@ -217,7 +217,7 @@ class LabelledCorpus:
             if fmt not in (None, *LINE_FORMATS) or (fmt == "tsv" and self.columns is not None):
                 raise _read_by_name(path, fmt)
             return [(fmt, [], None)]
-        if os.path.isdir(path) and is_maildir(path):  # else a model of classes cur and new
+        if is_maildir(path):  # else a model of classes cur and new
             raise DataError(f"{path}: a maildir, whose messages have no class; {MAILDIR_PER_CLASS}")
         if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
@@ -575,7 +575,6 @@ def _layout_hints(folders: Sequence[str]) -> list[str]:
             hints.append(f"{root} is a folder of the maildir {parent}, whose messages have no class: "
                          f"{MAILDIR_PER_CLASS}")
             continue
-        beside = [] if os.path.samefile(parent, root) else sorted(map(os.path.basename, _subfolders(parent)))
         kinds = [_SUFFIXES.get(_suffix(file)) or _sniffed(file) for file in files[:_TABLES_HINTED]]
         if len(files) <= _TABLES_HINTED and all(kinds):
             shown = ", ".join(sorted({kind for kind in kinds if kind}))
@@ -583,9 +582,13 @@ def _layout_hints(folders: Sequence[str]) -> list[str]:
                          if len(files) == 1 else
                          f"the {len(files)} files of {root} hold labelled documents ({shown}): give the files "
                          "themselves as DATA")
-        elif len(beside) >= 2:
-            class_folders.setdefault(parent, (beside, []))[1].append(root)
+        elif parent in class_folders:
+            class_folders[parent][1].append(root)
+        elif not os.path.samefile(parent, root):  # the root of the filesystem has no folder above
+            class_folders[parent] = (sorted(map(os.path.basename, _subfolders(parent))), [root])
     for parent, (classes, roots) in class_folders.items():
+        if len(classes) < 2:  # a folder of files in a folder of its own: no class folders to point to
+            continue
         named = ", ".join(classes[:_CLASSES_HINTED])
         if len(classes) > _CLASSES_HINTED:
             named += f" and {len(classes) - _CLASSES_HINTED:,} more"

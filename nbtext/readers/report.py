@@ -119,7 +119,7 @@ class ReadReport:
         self.no_known_word += other.no_known_word
         self.texts += other.texts
         self.labelled_texts += other.labelled_texts
-        self.hints += [hint for hint in other.hints if hint not in self.hints]
+        self.hints += other.hints
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
