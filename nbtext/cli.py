@@ -760,8 +760,6 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     from .training import train as train_model
     from .tuning import held_out
 
-    if not documents:  # else "--test-split holds out no documents of the 0"
-        raise DataError("no documents to train on")
     mask = held_out([doc.label for doc in documents], fraction, seed)
     kept = [doc for doc, out in zip(documents, mask) if not out]
     test = [doc for doc, out in zip(documents, mask) if out]

@@ -97,7 +97,8 @@ def tested_on_copies(digests: np.ndarray, fold_of: np.ndarray) -> np.ndarray:
 
 
 def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
-    """A stratified boolean mask of the documents held out for testing."""
+    """A stratified boolean mask of the documents held out for testing; for no documents, an
+    empty one, and training on none then says so."""
     if not 0 < fraction < 1:
         raise DataError("--test-split must be between 0 and 1, e.g. 0.2")
     mask = np.zeros(len(labels), dtype=bool)
@@ -107,7 +108,7 @@ def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
             raise DataError(f"--test-split {fraction} holds out every document of class "
                             f"{labels[members[0]]!r} ({held:,}), leaving none to train on")
         mask[members[:held]] = True
-    if not mask.any():
+    if len(labels) and not mask.any():
         raise DataError(f"--test-split {fraction} holds out no documents of the {len(labels):,}; "
                         f"use a larger fraction")
     return mask
