@@ -1585,6 +1585,7 @@ def learn(model_path, items, unlearn, verbose) -> None:
       nbtext learn filter.joblib --unlearn --spam wrongly-learned.eml
     """
     from .model import Model, with_texts
+    from .modelfile import folder_given
     from .readers import iter_unlabelled
     from .readers.report import text_digest
     from .spam import SpamFilter, locked
@@ -1594,9 +1595,8 @@ def learn(model_path, items, unlearn, verbose) -> None:
         raise NbtextError(f"{model_path}: a pipe; learn rewrites the model it teaches, so it takes the model file")
     if model_path in ("--spam", "--ham"):
         raise click.UsageError("the model file comes first: nbtext learn MODEL --spam|--ham PATH...")
-    if os.path.isdir(model_path):
-        raise NbtextError(f"{model_path}: is a folder, not a model file (the model file comes first, then "
-                          "--spam|--ham PATH...)")
+    if os.path.isdir(model_path):  # checked here, as the lock is taken before the model is loaded
+        raise folder_given(model_path, "the model file comes first, then --spam|--ham PATH...")
     if not os.path.isfile(model_path):
         raise NbtextError(f"{model_path}: no such model file")
     groups: dict[str, list[str]] = {}

@@ -157,7 +157,7 @@ def load(path: str) -> Any:
     except FileNotFoundError:
         raise ModelError(f"{path}: no such model file") from None
     except IsADirectoryError:
-        raise ModelError(f"{path}: is a folder, not a model file ({_MODEL_FIRST})") from None
+        raise folder_given(path) from None
     except UnsafeModelError:
         raise
     except Exception as error:  # an empty, truncated or foreign file fails in many ways inside pickle
@@ -178,6 +178,14 @@ def _in_memory(data: bytes) -> mmap.mmap:
 
 #: The hint for a document or folder given where the model goes.
 _MODEL_FIRST = "the model file comes first, then the documents"
+
+
+def folder_given(path: str, model_first: str = _MODEL_FIRST) -> ModelError:
+    """The error for a folder given where the model file goes: most often the arguments
+    swapped, which ``model_first`` says how to give."""
+    return ModelError(f"{path}: is a folder, not a model file ({model_first})")
+
+
 #: How much of a file tells whether it is text.
 _HEAD = 512
 
