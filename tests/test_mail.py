@@ -724,6 +724,36 @@ def test_a_message_with_a_from_paragraph_is_one_message(mail_layouts, mail_filte
     assert len(run(["predict", model], input=message).stdout.splitlines()) == 1
 
 
+def test_an_mbox_keeps_whole_the_messages_with_a_from_paragraph(tmp_path):
+    """An mbox whose writer did not quote body lines beginning "From " as ">From " (a shell
+    loop's `echo From ...; cat`, a newsreader's saved articles) was split at each of them, as
+    Python's mailbox splits: 131 20news posts with such a paragraph ("From what I saw of the
+    videotape") were read as 267 messages, the pieces after the first with no headers. A message
+    now ends only at a From line with a weekday and a time, as the first one has; posts that
+    quote a whole mail's envelope ("From scott Fri Apr 23 16:31:21 1993") are left out here,
+    since mutt and Python's mailbox split those too."""
+    news = corpus_path("20news-bydate") / "train"
+    posts = [path for path in sorted(news.glob("*/*")) if re.search(rb"^From ", path.read_bytes(), re.MULTILINE)
+             and not re.search(rb"^From \S+ +(Mon|Tue|Wed|Thu|Fri|Sat|Sun) .*\d:\d\d", path.read_bytes(), re.MULTILINE)]
+    assert len(posts) == 131
+    for path in posts:
+        (tmp_path / "posts" / path.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, tmp_path / "posts" / path.parent.name / path.name)
+    (tmp_path / "box" / "news").mkdir(parents=True)
+    with open(tmp_path / "box" / "news" / "saved.mbox", "wb") as box:
+        for path in posts:
+            box.write(b"From news@example.org Mon Apr 26 10:00:00 1993\n" + path.read_bytes() + b"\n")
+    as_files = LabelledCorpus([str(tmp_path / "posts")], input_format="email")
+    as_mbox = LabelledCorpus([str(tmp_path / "box")])
+    assert [doc.text for doc in as_mbox] == [doc.text for doc in as_files]
+    assert as_mbox.report.documents == len(posts)
+    # and the same read from a pipe
+    run(["train", tmp_path / "posts", "--input-format", "email", "-o", tmp_path / "m.joblib"])
+    with open(tmp_path / "box" / "news" / "saved.mbox", "rb") as piped:
+        answers = run(["predict", tmp_path / "m.joblib", "-"], input=piped.read()).stdout.splitlines()
+    assert len(answers) == len(posts)
+
+
 def test_a_mailing_list_archive_is_read_message_by_message(mail_layouts, mail_filter, tmp_path):
     """Mailman's archives (pipermail's 2002-September.txt, one a month) are mboxes whose From
     lines hide the sender's address as "barry at python.org". Such a line was not taken for an

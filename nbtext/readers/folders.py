@@ -188,7 +188,7 @@ def read_files(
 #: example.com`` in Mailman's archives), and the date the message was stored, which names its
 #: weekday and has a time (``From ann@example.com  Thu Sep 26 11:11:54 2002``); a paragraph of
 #: a message that begins "From what I saw" has neither.
-_FROM_LINE = re.compile(rb"From \S*(?: at \S+)? +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\d:\d\d")
+FROM_LINE = re.compile(rb"From \S*(?: at \S+)? +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\d:\d\d")
 
 
 def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
@@ -205,12 +205,12 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
     """
     if has_byte_order_mark(data[:4]):  # saved with one: looked for in the text it holds
         data = narrowed(bytes(data))[0]
-    if _FROM_LINE.match(data) is None:
+    if FROM_LINE.match(data) is None:
         return False
     for gap in (b"\n\nFrom ", b"\n\r\nFrom "):
         found = data.find(gap)
         while found >= 0:
-            if _FROM_LINE.match(data, found + len(gap) - 5):
+            if FROM_LINE.match(data, found + len(gap) - 5):
                 return True
             found = data.find(gap, found + 1)
     return False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import io
 import mmap
 import os
 import re
@@ -17,12 +18,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-# email, mailbox and html.parser are imported where used: together they cost a fresh
+# email and html.parser are imported where used: together they cost a fresh
 # `nbtext predict` on plain text about 30 ms it does not need.
 if TYPE_CHECKING:
     import email.message
 
-from .folders import holds_mbox_messages, read_listed
+from .folders import FROM_LINE, holds_mbox_messages, read_listed
 from .report import Document, ReadReport, decode, has_byte_order_mark, narrowed, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
@@ -433,52 +434,75 @@ def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadRe
 
 
 def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Callable[[int], None] | None = None,
-                  name: str | None = None, invalid_in: str | None = None) -> Iterator[RawMessage]:
+                  name: str | None = None) -> Iterator[RawMessage]:
     """The messages of an mbox file, ``PATH:INDEX`` (from 1; ``NAME:INDEX`` where the file holds
-    what came from elsewhere, as stdin). ``invalid_in``: the file was narrowed from this
-    encoding, and its invalid bytes are U+FFFD now; the messages that hold one are counted as
-    replaced (and so is one that held U+FFFD already: it was garbled before)."""
-    import mailbox
-
+    what came from elsewhere)."""
     with open(path, "rb") as handle:
         start = handle.read(_MBOX_HEAD)
-    if not _opens_mbox(start):  # a plain file read as an mbox would lose what comes before a "From " line
-        kind = not_text(start)  # a compressed mbox (inbox.mbox.gz) is named as the folder reader names it
-        report.skip(f"not text ({kind})" if kind else "not an mbox: it does not start with a 'From ' line"
-                    if start else "empty mbox", path)
-        return
-    if has_byte_order_mark(start):  # saved with an editor's mark: Python's mailbox would drop the first message
-        with open(path, "rb") as handle:
-            yield from mbox_bytes_messages(handle.read(), label, report, name or path, progress)
-        return
-    box = mailbox.mbox(path, create=False)
-    try:
-        for index, key in enumerate(box.iterkeys(), 1):
-            raw = box.get_bytes(key)
-            if marked_deleted(raw):
-                report.skip(DELETED, f"{name or path}:{index}")
-            else:
-                garbled_in = invalid_in if invalid_in and _REPLACEMENT in raw else None
-                yield raw, f"{name or path}:{index}", label, garbled_in
-            if progress is not None:
-                progress(len(raw))
-    finally:
-        box.close()
+        if has_byte_order_mark(start):  # saved with an editor's mark: read as the text it holds
+            yield from mbox_bytes_messages(start + handle.read(), label, report, name or path, progress)
+            return
+        handle.seek(0)
+        yield from _box_messages(handle, start, label, report, name or path, progress, None)
 
 
 def mbox_bytes_messages(raw: bytes, label: str | None, report: ReadReport, name: str,
                         progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
     """The messages of an mbox held in memory (stdin, a file an editor saved with a byte order
-    mark, or a file listed as a message), ``NAME:INDEX``, split as a file's are: Python's
-    mailbox reads mboxes only by path."""
-    import tempfile
+    mark, or a file listed as a message), ``NAME:INDEX``, split as a file's are. Where the bytes
+    were narrowed from UTF-16 or UTF-32, invalid bytes are U+FFFD now: the messages that hold
+    one are counted as replaced (and so is one that held U+FFFD already: it was garbled before)."""
+    data, invalid_in = narrowed(raw)
+    yield from _box_messages(io.BytesIO(data), data[:_MBOX_HEAD], label, report, name, progress, invalid_in)
 
-    with tempfile.TemporaryDirectory(prefix="nbtext-") as scratch:
-        box = os.path.join(scratch, "box.mbox")
-        with open(box, "wb") as handle:
-            data, invalid_in = narrowed(raw)
-            handle.write(data)
-        yield from mbox_messages(box, label, report, progress, name=name, invalid_in=invalid_in)
+
+def _box_messages(lines: Iterable[bytes], start: bytes, label: str | None, report: ReadReport, name: str,
+                  progress: Callable[[int], None] | None, invalid_in: str | None) -> Iterator[RawMessage]:
+    """The messages of an mbox's ``lines``, those marked deleted skipped and counted."""
+    if not _opens_mbox(start):  # a plain file read as an mbox would lose what comes before a "From " line
+        kind = not_text(start)  # a compressed mbox (inbox.mbox.gz) is named as the folder reader names it
+        report.skip(f"not text ({kind})" if kind else "not an mbox: it does not start with a 'From ' line"
+                    if start else "empty mbox", name)
+        return
+    for index, raw in enumerate(split_mbox(lines), 1):
+        if marked_deleted(raw):
+            report.skip(DELETED, f"{name}:{index}")
+        else:
+            yield raw, f"{name}:{index}", label, invalid_in if invalid_in and _REPLACEMENT in raw else None
+        if progress is not None:
+            progress(len(raw))
+
+
+def split_mbox(lines: Iterable[bytes]) -> Iterator[bytes]:
+    r"""The messages of an mbox, given as its lines, each without its From line and the blank
+    line that ends it.
+
+    A message ends at a From line with a weekday and a time, as every mbox writer puts there, and
+    not at a paragraph beginning "From" that its writer did not quote as ">From" (Python's
+    mailbox splits at both). Where the first From line has no such date, every From line ends a
+    message, as in Python's mailbox.
+
+    >>> list(split_mbox(io.BytesIO(b"From a@b.org Thu Sep 26 11:11:54 2002\n\nFrom what I saw, hi.\n\n"
+    ...                            b"From c@d.org Thu Sep 26 11:12:01 2002\nSubject: 2\n")))
+    [b'\nFrom what I saw, hi.\n', b'Subject: 2\n']
+    >>> list(split_mbox(io.BytesIO(b"From a\nSubject: 1\n\nFrom b\nSubject: 2\n")))
+    [b'Subject: 1\n', b'Subject: 2\n']
+    """
+    lines = iter(lines)
+    dated = FROM_LINE.match(next(lines, b"")) is not None
+    message: list[bytes] = []
+    for line in lines:
+        if line.startswith(b"From ") and (not dated or FROM_LINE.match(line)):
+            yield _without_gap(message)
+            message = []
+        else:
+            message.append(line)
+    yield _without_gap(message)
+
+
+def _without_gap(lines: list[bytes]) -> bytes:
+    """A message's lines joined, without the blank line that parts it from the next."""
+    return b"".join(lines[:-1] if lines and lines[-1] in (b"\n", b"\r\n") else lines)
 
 
 #: U+FFFD in UTF-8: what a byte that did not decode became.
