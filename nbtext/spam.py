@@ -339,6 +339,9 @@ def words_header(explanation: Explanation) -> str:
 
 
 _HEADER_LINE = re.compile(rb"[!-9;-~]+:|[ \t]")
+#: A message's first line ending, which its added lines take: CRLF, LF, or CR alone, as
+#: Python's mail parser reads them.
+_LINE_END = re.compile(rb"\r\n?|\n")
 
 
 def insert_header(raw: bytes, header: str) -> bytes:
@@ -356,6 +359,8 @@ def insert_header(raw: bytes, header: str) -> bytes:
     b'Subject: no blank line\nX-A: 1\nbody text\n'
     >>> insert_header(b"Subject: no body", "X-A: 1")
     b'Subject: no body\nX-A: 1\n'
+    >>> insert_header(b"Subject: hi\rTo: me\r\rbody\r", "X-A: 1")
+    b'Subject: hi\rTo: me\rX-A: 1\r\rbody\r'
     >>> insert_header("\ufeffSubject: hi\n\nbody\n".encode("utf-16-be"), "X-A: 1").decode("utf-16")
     'Subject: hi\nX-A: 1\n\nbody\n'
     """
@@ -366,20 +371,21 @@ def insert_header(raw: bytes, header: str) -> bytes:
         except UnicodeDecodeError as error:  # bytes after the error are kept as they are
             text, rest = raw[:error.start].decode(wide), raw[error.start:]
         return insert_header(text.encode("utf-8"), header).decode("utf-8").encode(wide) + rest
-    first_line = raw.split(b"\n", 1)[0]
-    eol = b"\r\n" if first_line.endswith(b"\r") else b"\n"
+    first_end = _LINE_END.search(raw)
+    eol = first_end.group() if first_end else b"\n"
+    last = eol[-1:]  # the byte that ends a line: LF, or CR alone where lines end so (Mac OS 9)
     line = header.encode("ascii").replace(b"\n", eol) + eol
     start = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0  # Notepad's mark stays first
     position = start
     if raw.startswith(b"From ", start):  # an mbox "From " line comes before the header fields
-        position = len(first_line) + 1
+        position = first_end.end() if first_end else len(raw)
     while position < len(raw):
-        end = raw.find(b"\n", position)
+        end = raw.find(last, position)
         end = len(raw) if end < 0 else end + 1
         if not _HEADER_LINE.match(raw, position) or (position == start and raw[position:position + 1] in b" \t"):
             return raw[:position] + line + raw[position:]
         position = end
-    return raw + line if raw.endswith(b"\n") or not raw else raw + eol + line
+    return raw + line if raw.endswith(last) or not raw else raw + eol + line
 
 
 @contextlib.contextmanager

@@ -381,6 +381,23 @@ def test_a_message_saved_by_a_windows_tool_is_read_and_passed_through_in_its_enc
     assert run(["filter", "-p", "-e", filter_model], input=saved.read_bytes() + b"\xff").stdout_bytes == out + b"\xff"
 
 
+def test_a_message_with_old_mac_line_endings_gets_its_header_among_its_headers(filter_model, mail_root, tmp_path):
+    """A message whose lines end in CR alone (as Mac OS 9 mail tools wrote them) is read as
+    mail, its headers as headers, since Python's mail parser ends a line at a lone CR too; but
+    --passthrough looked for LF and CRLF only, took the message for one long header line, and
+    added its status line after the body, in CRLF. It goes at the end of the header block now,
+    in CR."""
+    _, held = mail_root
+    original = next(p for p in held["spam"] if p.read_bytes().isascii() and b"\r" not in p.read_bytes())
+    mac = original.read_bytes().replace(b"\n", b"\r")
+    (tmp_path / "mac.eml").write_bytes(mac)
+    as_sent = run(["filter", "-e", filter_model, original]).stdout.split("\t")[1:]
+    assert run(["filter", "-e", filter_model, tmp_path / "mac.eml"]).stdout.split("\t")[1:] == as_sent
+    verdict, score = as_sent[0], as_sent[1].strip()
+    out = run(["filter", "-p", "-e", filter_model], input=mac).stdout_bytes
+    assert out == mac.replace(b"\r\r", f"\rX-Nbtext-Status: {verdict}, score={score}\r\r".encode(), 1)
+
+
 def test_a_bug_in_reading_a_message_passes_it_through_and_exits_3(filter_model, mail_root, monkeypatch):
     """A bug met while reading one message (the recursion error of a MIME bomb was one) ended
     the filter with a traceback and exit status 1, which bogofilter's convention reads as ham,
