@@ -31,7 +31,7 @@ from .analysis import Analyzer
 from .errors import DataError, ModelError
 from .model import Explanation, Model
 from .readers import Document
-from .readers.report import STATUS_HEADER, WORDS_HEADER, marked_order
+from .readers.report import STATUS_HEADER, WORDS_HEADER, marked_order, unmarked_wide
 
 if TYPE_CHECKING:
     from .tuning import Trial
@@ -351,7 +351,8 @@ def insert_header(raw: bytes, header: str) -> bytes:
     The block ends at the first line that is neither a header field nor its continuation
     (normally the blank line; some real mail, e.g. Enron's, goes straight on to the body).
     Every original byte is kept; the new line ends as the message's first line does, and is
-    written in UTF-16 or UTF-32 where a byte order mark says the message is.
+    written in UTF-16 or UTF-32 where the message is, as its byte order mark tells, or where
+    it has none, its NUL bytes.
 
     >>> insert_header(b"Subject: hi\r\nTo: me\r\n\r\nbody\r\n", "X-A: 1")
     b'Subject: hi\r\nTo: me\r\nX-A: 1\r\n\r\nbody\r\n'
@@ -363,8 +364,10 @@ def insert_header(raw: bytes, header: str) -> bytes:
     b'Subject: hi\rTo: me\rX-A: 1\r\rbody\r'
     >>> insert_header("\ufeffSubject: hi\n\nbody\n".encode("utf-16-be"), "X-A: 1").decode("utf-16")
     'Subject: hi\nX-A: 1\n\nbody\n'
+    >>> insert_header("Subject: hi\n\nbody\n".encode("utf-16-le"), "X-A: 1").decode("utf-16-le")
+    'Subject: hi\nX-A: 1\n\nbody\n'
     """
-    wide = marked_order(raw[:4])
+    wide = marked_order(raw[:4]) or unmarked_wide(raw)
     if wide is not None:  # saved by a Windows tool (PowerShell's >): the line is added in the message's encoding
         try:
             text, rest = raw.decode(wide), b""

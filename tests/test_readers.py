@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
+from nbtext.readers.report import unmarked_wide
 
 from .conftest import TICKETS, corpus_path, in_bash, run
 
@@ -416,6 +417,25 @@ def test_a_document_saved_as_unicode_by_notepad_is_read_as_such(tmp_path, encodi
     assert not set(originals) & set(corpus.report.replaced)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_a_document_in_utf_16_or_32_without_a_mark_is_read_as_such(tmp_path, encoding):
+    """A movie review saved in UTF-16 or UTF-32 with no byte order mark (Python's
+    ``encoding="utf-16-le"`` writes none) was read as UTF-8: NULs are valid there, so it came
+    apart into its letters, one token each, and nothing was counted. Its NULs now tell the
+    encoding, as its mark would; every fifth review is saved so here."""
+    reviews = corpus_path("movie-review-polarity")
+    texts = {}
+    for label in ("neg", "pos"):
+        (tmp_path / label).mkdir()
+        for n, path in enumerate(sorted((reviews / label).iterdir())[:100]):
+            saved = tmp_path / label / path.name
+            texts[str(saved)] = path.read_text("utf-8")
+            saved.write_text(texts[str(saved)], encoding if n % 5 == 0 else "utf-8")
+    corpus = LabelledCorpus([str(tmp_path)])
+    assert {d.source: d.text for d in corpus} == texts
+    assert corpus.report.documents == 200 and not corpus.report.replaced
+
+
 def test_the_report_names_the_encoding_a_byte_order_mark_chose(tmp_path):
     """A file in UTF-16 by its mark, with a character cut in two, was counted as "bytes not
     valid utf-8", the encoding it was not read in."""
@@ -635,6 +655,7 @@ _LINE_PIECES = [b"\t", b"\n", b"\r\n", b"\r", b"__label__", b"{", b"}", b'"label
 @example(pieces=[b"\t", b"\t"], fmt=None, suffix=".csv", encoding="utf-16")
 @example(pieces=[b"\xff\xfe", b"\t", b"\t"], fmt=None, suffix=".csv", encoding="utf-32")
 @example(pieces=[b"\x1f\x8b"], fmt=None, suffix=".tsv", encoding="utf-8")
+@example(pieces=[b"a\x00", b"b\x00", b"\t\x00"], fmt=None, suffix=".tsv", encoding="utf-8")
 def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path, pieces, fmt, suffix, encoding):
     """Whatever bytes a labelled file holds, in whatever encoding it is said to be, reading it
     gives documents or a DataError naming the file, never another exception (hypothesis found
@@ -657,9 +678,9 @@ def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path,
         if "-compressed, not text; decompress it in the pipe" in str(error):  # gzip's first bytes, say
             assert data.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"PK\x03\x04"))
             return
-        # UTF-16 or UTF-32 on stdin, which cannot be split into lines
+        # UTF-16 or UTF-32 on stdin, which cannot be split into lines, told by a mark or NULs
         assert encoding.startswith("utf-16") or encoding.startswith("utf-32") or data.startswith(
-            (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff"))
+            (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")) or unmarked_wide(io.BytesIO(data).readline())
         return
     assert lines == len(data.split(b"\n")) - (not data or data.endswith(b"\n"))
 

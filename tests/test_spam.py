@@ -358,13 +358,15 @@ def test_passthrough_adds_one_header_and_keeps_every_byte(filter_model, corpus):
     assert failed.stdout_bytes == raw
 
 
-@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-16-be", "utf-32", "utf-16-le"])
 def test_a_message_saved_by_a_windows_tool_is_read_and_passed_through_in_its_encoding(filter_model, mail_root,
                                                                                        tmp_path, encoding):
     """A message saved with Notepad's UTF-8 mark, or as UTF-16 by PowerShell's ``>``, was not
     read as mail: the mark hid the first header, so the headers were read as words, and UTF-16
     as noise. --passthrough put the status line before the mark, outside the message's encoding.
-    Each is now scored as the message itself, and the line goes in as the message is written."""
+    Each is now scored as the message itself, and the line goes in as the message is written.
+    So is UTF-16 with no mark (utf-16-le), told by its NULs: it had no word the filter knew,
+    and the status line went in as UTF-8 bytes, in the middle of a character."""
     _, held = mail_root
     original = next(p for p in held["spam"] if p.read_bytes().isascii())
     text = original.read_text("ascii")

@@ -279,7 +279,44 @@ def wide_encoding(head: bytes, encoding: str) -> str | None:
     if encoding not in _UTF8:
         return None
     ordered = marked_order(head)
-    return ordered and ordered[:len("utf-16")]
+    return ordered[:len("utf-16")] if ordered else unmarked_wide(head)
+
+
+#: How much of a file's start tells, by where its NUL bytes fall, that it is UTF-16 or UTF-32
+#: saved without a byte order mark.
+WIDE_HEAD = 512
+
+
+def unmarked_wide(head: bytes) -> str | None:
+    r"""The wide codec, with its byte order, that text starting with ``head`` is in though it
+    has no byte order mark (Python's ``encoding="utf-16-le"``, SQL Server's ``bcp -w``), told
+    by where its NUL bytes fall: Latin text in UTF-16 LE is each letter then a NUL. No UTF-8
+    text holds NULs; read as UTF-8, it came apart into letters, with nothing replaced.
+
+    >>> [unmarked_wide("hi there".encode(codec)) for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")]
+    ['utf-16-le', 'utf-16-be', 'utf-32-le', 'utf-32-be']
+    >>> unmarked_wide("hi there".encode("utf-8")), unmarked_wide(b"a stray\x00NUL")
+    (None, None)
+    """
+    head = head[:WIDE_HEAD]
+    if len(head) < 4 or head.find(b"\x00") < 0:
+        return None
+
+    def nul_share(start: int, step: int) -> float:
+        column = head[start::step]
+        return column.count(0) / len(column)
+
+    if len(head) >= 8:  # a letter's code point is below 2**16: its two high bytes are NUL
+        if nul_share(2, 4) == nul_share(3, 4) == 1 and nul_share(0, 4) < 0.5:
+            return "utf-32-le"
+        if nul_share(0, 4) == nul_share(1, 4) == 1 and nul_share(3, 4) < 0.5:
+            return "utf-32-be"
+    even, odd = nul_share(0, 2), nul_share(1, 2)  # some CJK letters have a NUL byte too (U+4E00)
+    if odd >= 0.25 and even <= odd / 4:
+        return "utf-16-le"
+    if even >= 0.25 and odd <= even / 4:
+        return "utf-16-be"
+    return None
 
 
 def marked_encoding(head: bytes, encoding: str) -> str | None:
@@ -301,7 +338,7 @@ def narrowed(raw: bytes) -> tuple[bytes, str | None]:
     >>> narrowed(b"\\xff\\xfeh\\x00\\x00\\xdci\\x00")  # a lone half of a surrogate pair
     (b'h\\xef\\xbf\\xbdi', 'utf-16')
     """
-    wide = marked_encoding(raw[:4], "utf-8")
+    wide = marked_encoding(raw[:WIDE_HEAD], "utf-8")
     if wide is None:
         return without_bom(raw, "utf-8"), None
     text, replaced = decode(raw, wide)
@@ -408,10 +445,12 @@ _SURROGATES = re.compile("[\ud800-\udfff]+")
 
 
 def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None]:
-    """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it starts with their
-    byte order mark and is read as UTF-8; the third value names that encoding (else None).
+    """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it is read as UTF-8
+    and starts with their byte order mark, or has none and its NULs say so (``unmarked_wide``);
+    the third value names that encoding (else None).
     The headers ``nbtext filter --passthrough`` adds to a message are left out (``_OWN_HEADERS``)."""
-    marked = marked_encoding(raw[:4], encoding) if raw.startswith(_ANY_WIDE_MARK) else None  # one C call a file
+    marked = (marked_encoding(raw[:WIDE_HEAD], encoding)  # two C calls a file, mostly
+              if raw.startswith(_ANY_WIDE_MARK) or raw.find(b"\x00", 0, WIDE_HEAD) >= 0 else None)
     text, replaced = decode(raw, marked or encoding)
     if _OWN_PREFIX in text:
         text = _OWN_HEADERS.sub("", text)
