@@ -407,6 +407,40 @@ def test_one_mbox_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp
                      "(DATA/spam/spam.mbox, DATA/ham/inbox.mbox)\n")
 
 
+def test_a_maildir_copied_by_git_is_read_as_a_maildir(mail_layouts, mail_filter, tmp_path):
+    """git keeps no empty folder, nor does a zip of files: maildirs copied so have lost their
+    empty tmp/, and cur/ too where every message is new. They were read as folders of plain
+    files, headers as words, and training on them made no spam filter. A folder holding cur/
+    or new/ alone, with files named as maildirs name them, is a maildir now; a plain corpus's
+    folder named new/ is not one."""
+    git = ["git", "-c", "user.name=nbtext", "-c", "user.email=nbtext@example.org", "-c", "init.defaultBranch=main"]
+    shutil.copytree(mail_layouts / "maildir", tmp_path / "repo")
+    for step in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "mail"]):
+        subprocess.run([*git, *step], cwd=tmp_path / "repo", check=True)
+    subprocess.run([*git, "clone", "-q", tmp_path / "repo", tmp_path / "copy"], check=True)
+    assert sorted(path.name for path in (tmp_path / "copy" / "spam").iterdir()) == ["new"]
+    copied = LabelledCorpus([str(tmp_path / "copy")])
+    original = LabelledCorpus([str(mail_layouts / "maildir")])
+    assert [(d.label, d.text) for d in copied] == [(d.label, d.text) for d in original]
+    assert copied.report.documents == copied.report.messages == 300
+    trained = run(["train", tmp_path / "copy", "-o", tmp_path / "m.joblib"]).stderr
+    assert "\nspam filter ('spam' is spam): spam cut-off " in trained
+    answers = run(["predict", mail_filter, tmp_path / "copy" / "ham"]).stdout
+    assert answers == run(["predict", mail_filter, mail_layouts / "maildir" / "ham"]).stdout.replace(
+        str(mail_layouts / "maildir"), str(tmp_path / "copy"))
+    # a folder of reviews with a subfolder new/ is no maildir: its files are read as they are
+    (tmp_path / "reviews" / "pos" / "new").mkdir(parents=True)
+    (tmp_path / "reviews" / "neg").mkdir()
+    reviews = corpus_path("movie-review-polarity")
+    for label in ("pos", "neg"):
+        for path in sorted((reviews / label).iterdir())[:5]:
+            shutil.copyfile(path, tmp_path / "reviews" / label / ("new" if label == "pos" else "") / path.name)
+    read = LabelledCorpus([str(tmp_path / "reviews")])
+    assert [d.text for d in read] == [path.read_text() for label in ("neg", "pos")
+                                      for path in sorted((reviews / label).iterdir())[:5]]
+    assert read.report.messages == 0
+
+
 def test_one_maildir_to_train_on_is_told_to_come_in_class_folders(mail_layouts, tmp_path):
     """`nbtext train ~/Maildir` made a model of two classes, cur and new; its cur/ read nothing
     and the hint pointed to the maildir, as if it held class folders."""

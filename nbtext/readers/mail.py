@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     import email.message
 
-from .folders import FROM_LINE, holds_mbox_messages, read_listed
+from .folders import FROM_LINE, holds_mbox_messages, is_folder, read_listed
 from .report import Document, ReadReport, decode, has_byte_order_mark, narrowed, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
@@ -570,7 +570,32 @@ def maildir_messages(path: str, label: str | None, report: ReadReport,
 
 
 def is_maildir(path: str) -> bool:
-    return all(os.path.isdir(os.path.join(path, sub)) for sub in ("cur", "new", "tmp"))
+    """A folder with ``cur/``, ``new/`` and ``tmp/``; or one copied by git, or out of a zip,
+    which keep no empty folder: ``cur/`` or ``new/`` with no folder beside them but ``tmp/``
+    and hidden ones (Maildir++'s ``.Junk``), holding a file named as a maildir names them, its
+    delivery time first (``1600000000.M1P1.mailhost:2,S``)."""
+    present = [sub for sub in _MAILDIR_FOLDERS if os.path.isdir(os.path.join(path, sub))]
+    if len(present) == len(_MAILDIR_FOLDERS):
+        return True
+    if "cur" not in present and "new" not in present:
+        return False
+    try:
+        with os.scandir(path) as entries:
+            if any(not e.name.startswith(".") and e.name not in _MAILDIR_FOLDERS and is_folder(e) for e in entries):
+                return False
+        for sub in present:
+            with os.scandir(os.path.join(path, sub)) as entries:
+                first = next((e.name for e in entries if not e.name.startswith(".")), None)
+            if first is not None:
+                return _MAILDIR_NAME.match(first) is not None
+    except OSError:
+        return False
+    return False
+
+
+_MAILDIR_FOLDERS = ("cur", "new", "tmp")
+#: How a maildir names a message's file: the time it was delivered, then what makes it unique.
+_MAILDIR_NAME = re.compile(r"\d{9,}\.")
 
 
 def is_mbox(path: str) -> bool:
