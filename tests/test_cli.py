@@ -18,7 +18,7 @@ from nbtext.cli import BLAS_THREAD_VARIABLES, cli
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
-from .conftest import (REPO, TICKETS, corpus_path, in_bash, nbtext_process, numpy_imports_by_itself,
+from .conftest import (REPO, TICKETS, corpus_path, in_bash, nbtext_command, nbtext_process, numpy_imports_by_itself,
                        on_a_terminal, readme_library_example, run)
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -155,6 +155,28 @@ def test_predict_stdin_lines(tickets_model):
     result = run(["predict", tickets_model, "-", "--proba", "--top-k", "2"], input="charged twice\n")
     label, p, second, q = result.stdout.rstrip("\n").split("\t")
     assert (label, second) == ("billing", "shipping") and float(p) > 0.9 > float(q)
+
+
+def test_paths_piped_to_predict_are_said_to_be_classified_as_text(tickets_model, tmp_path):
+    """`find DIR | nbtext predict MODEL` classifies each file's name, as a line of text, and
+    said nothing: every ticket was "shipping". The report now says so, and how to give them."""
+    piped = in_bash(f"find {TICKETS / 'test' / 'billing'} -name '*.txt' | sort | nbtext predict {tickets_model}")
+    assert piped.returncode == 0 and piped.stdout == "shipping\n" * 40
+    assert piped.stderr == ("read 40 documents\nstdin's lines name files or folders (the first 20 of 40 do), and "
+                            "were classified as text: to classify what the files hold, give them as PATH arguments "
+                            "(find ... -print0 | xargs -0 nbtext predict MODEL)\n")
+    command = nbtext_command(tmp_path / "bin")  # xargs runs a command, not bash's function
+    given = in_bash(f"find {TICKETS / 'test' / 'billing'} -name '*.txt' -print0 | sort -z | "
+                    f"xargs -0 {command} predict {tickets_model}")
+    assert given.stderr == "" and given.stdout.count("\tbilling\n") == 40
+    one = in_bash(f"echo {TICKETS / 'test'} | nbtext predict {tickets_model}")
+    assert one.stderr.endswith("\nstdin's line names a file or folder, and was classified as text: to classify "
+                               "what the files hold, give them as PATH arguments (find ... -print0 | xargs -0 "
+                               "nbtext predict MODEL)\n")
+    # lines of text are not paths, even where a word of one names a file here
+    (tmp_path / "invoice").write_text("a file named as a word")
+    text = in_bash(f"printf 'invoice\\nmy invoice is wrong\\n' | nbtext predict {tickets_model}", cwd=tmp_path)
+    assert text.stdout == "billing\nbilling\n" and text.stderr == ""
 
 
 def test_predict_files_and_folders_in_order(tickets_model):

@@ -435,8 +435,10 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
 
 
 def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> Iterator[list[Document]]:
-    """Stdin's lines, a document each, in batches as they arrive."""
-    line_number = 0
+    """Stdin's lines, a document each, in batches as they arrive. Where the first lines all
+    name files or folders (``find ... | nbtext predict MODEL``), the report says how to have
+    what they hold classified instead: their names were, as text."""
+    line_number = paths = 0
     for raw_lines in iter_line_batches(stdin or standard_input()):
         if line_number == 0:
             check_splits_into_lines(raw_lines[0], encoding, "<stdin>")
@@ -444,8 +446,25 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
         for raw in raw_lines:
             line_number += 1
             text, replaced = decode(raw, encoding)
+            if paths == line_number - 1 < _PATHS_LOOKED_AT and _names_a_path(text):
+                paths += 1
             batch.append(report.add(Document(text, None, f"<stdin>:{line_number}"), replaced=replaced))
         yield batch
+    if paths and paths == min(line_number, _PATHS_LOOKED_AT):
+        which = f"all {paths}" if paths == line_number else f"the first {paths} of {line_number:,} do"
+        named = ("stdin's line names a file or folder, and was" if line_number == 1 else
+                 f"stdin's lines name files or folders ({which}), and were")
+        report.hints.append(f"{named} classified as text: to classify what the files hold, give them as PATH "
+                            "arguments (find ... -print0 | xargs -0 nbtext predict MODEL)")
+
+
+#: How many of stdin's first lines are looked at to tell that they are paths, not text.
+_PATHS_LOOKED_AT = 20
+
+
+def _names_a_path(line: str) -> bool:
+    name = line.rstrip("\r\n")
+    return 0 < len(name) < 4096 and "\0" not in name and os.path.exists(name)
 
 
 def _unlabelled_files(path: str, report: ReadReport, encoding: str) -> Iterator[Document]:
