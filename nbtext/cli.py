@@ -1477,7 +1477,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             if trained_format:
                 doc = read_message(raw, source, None, report, model.analyzer.headers)
             else:
-                doc_text, _, _ = decode_file(raw, "utf-8")
+                doc_text = decode_file(raw, "utf-8")[0]
                 doc = Document(doc_text, None, source)
             log_proba = model.predict_log_proba([doc.text])
             score = float(spam_filter.scores_of(log_proba, model.classes)[0])

@@ -436,6 +436,41 @@ def test_a_document_in_utf_16_or_32_without_a_mark_is_read_as_such(tmp_path, enc
     assert corpus.report.documents == 200 and not corpus.report.replaced
 
 
+def test_web_pages_are_read_as_the_text_they_show(tmp_path):
+    """A folder of saved web pages was read as markup: trained on the HTML of SpamAssassin's
+    messages, saved as pages, the words that most raised spam were "font color", "helvetica"
+    and "sans serif", the same in every page of a mailer. A file that starts as a web page does
+    is now the text it shows, its title among it, as a mail's HTML part is read; and counted."""
+    import email
+
+    from nbtext.readers.html import is_page
+
+    spamassassin = corpus_path("spamassassin-2003")
+    for label in ("spam", "ham"):
+        (tmp_path / "pages" / label).mkdir(parents=True)
+        for path in sorted((spamassassin / label).iterdir()):
+            html = next((part.get_payload(decode=True) or b"" for part in email.message_from_bytes(
+                path.read_bytes()).walk() if part.get_content_type() == "text/html"), b"")
+            if is_page(html.decode("latin-1")):
+                (tmp_path / "pages" / label / f"{path.name}.html").write_bytes(html)
+    pages = len(list((tmp_path / "pages").glob("*/*.html")))
+    assert pages == 214
+    trained = run(["train", tmp_path / "pages", "-o", tmp_path / "m.joblib"]).stderr
+    assert f"\n{pages} read as web pages: the text they show, without their tags, scripts and styles\n" in trained
+    top = run(["inspect-top-words", tmp_path / "m.joblib", "--class", "spam", "-k", "20"]).stdout.splitlines()
+    markup = {"font", "color", "helvetica", "arial", "serif", "td", "nbsp", "href", "gif", "src", "bgcolor", "face"}
+    assert [line.split("\t")[2] for line in top if set(line.split("\t")[2].split()) & markup] == []
+    assert "click here" in [line.split("\t")[2] for line in top]
+    # the title is shown text; a document that only mentions a tag is not a page
+    (tmp_path / "few" / "a").mkdir(parents=True)
+    (tmp_path / "few" / "a" / "page.htm").write_text("<!DOCTYPE html>\n<html><head><title>Cheap flights</title>"
+                                                     "<script>var x = 1;</script></head><body><p>Fly &amp; save"
+                                                     "</p></body></html>\n")
+    (tmp_path / "few" / "a" / "note.txt").write_text("Use <html> to open a page & </html> to end it\n")
+    assert [d.text for d in LabelledCorpus([str(tmp_path / "few")])] == [
+        "Use <html> to open a page & </html> to end it\n", "Cheap flights\nFly & save"]
+
+
 def test_the_report_names_the_encoding_a_byte_order_mark_chose(tmp_path):
     """A file in UTF-16 by its mark, with a character cut in two, was counted as "bytes not
     valid utf-8", the encoding it was not read in."""

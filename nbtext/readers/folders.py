@@ -178,8 +178,8 @@ def read_files(
         if raw is not None:
             if holds_mbox_messages(raw):
                 report.mboxes_read_whole.append(path)
-            text, replaced, marked = decode_file(raw, encoding)
-            yield report.add(Document(text, label, path), replaced=replaced, marked=marked)
+            text, replaced, marked, page = decode_file(raw, encoding)
+            yield report.add(Document(text, label, path), replaced=replaced, marked=marked, page=page)
         if progress is not None:
             progress(size if raw is None else len(raw))
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import email.message
 
 from .folders import FROM_LINE, holds_mbox_messages, is_folder, read_listed
+from .html import html_to_text
 from .report import Document, ReadReport, decode, has_byte_order_mark, narrowed, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
@@ -329,53 +330,6 @@ def _header_text(value: Any, charset: str | None = None) -> tuple[str, bool]:
             lossy |= replaced
         out.append(chunk)
     return "".join(out).replace("\r", " ").replace("\n", " ").strip(), lossy
-
-
-@functools.cache
-def _html_parser_class() -> type:
-    """The HTML-to-text parser class, defined on first use (html.parser is imported lazily)."""
-    from html.parser import HTMLParser
-
-    class TextOfHTML(HTMLParser):
-        skip = {"script", "style", "head", "title"}
-        breaks = {"p", "br", "div", "tr", "li", "h1", "h2", "h3", "h4", "table", "td", "th"}
-
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.chunks: list[str] = []
-            self.skipping = 0
-
-        def handle_starttag(self, tag: str, attrs) -> None:
-            if tag in self.skip:
-                self.skipping += 1
-            elif tag in self.breaks:
-                self.chunks.append("\n")
-
-        def handle_endtag(self, tag: str) -> None:
-            if tag in self.skip and self.skipping:
-                self.skipping -= 1
-
-        def handle_data(self, data: str) -> None:
-            if not self.skipping:
-                self.chunks.append(data)
-
-    return TextOfHTML
-
-
-def html_to_text(html: str) -> str:
-    """The visible text of an HTML fragment: tags dropped, entities decoded, scripts removed.
-
-    >>> html_to_text("<style>p{}</style><p>Fish &amp; chips</p><p>&pound;5</p>")
-    'Fish & chips\\n£5'
-    """
-    parser = _html_parser_class()()
-    try:
-        parser.feed(html)
-        parser.close()
-    except Exception:  # HTMLParser is lenient; anything it still rejects is kept as text
-        return html
-    lines = (" ".join(line.split()) for line in "".join(parser.chunks).splitlines())
-    return "\n".join(line for line in lines if line)
 
 
 # --- reading mail into Documents -----------------------------------------------------------

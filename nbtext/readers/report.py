@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import DataError
+from .html import html_to_text, is_page
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,8 @@ class ReadReport:
     #: Of the documents in ``replaced``, how many were decoded in each encoding that a byte order
     #: mark chose over the one asked for (UTF-16 read as UTF-8): their bytes were not valid in it.
     replaced_marked: Counter[str] = field(default_factory=Counter)
+    #: Document files that are web pages, read as the text they show.
+    pages: list[str] = field(default_factory=list)
     #: Files read as one document that hold several mbox messages: said, since the user
     #: likely meant --input-format mbox.
     mboxes_read_whole: list[str] = field(default_factory=list)
@@ -87,10 +90,12 @@ class ReadReport:
     #: (a class's own folder, a table file inside a folder): said last, before the error.
     hints: list[str] = field(default_factory=list)
 
-    def add(self, doc: Document, *, replaced: bool, marked: str | None = None) -> Document:
+    def add(self, doc: Document, *, replaced: bool, marked: str | None = None, page: bool = False) -> Document:
         """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
-        in where a byte order mark chose it over the one asked for."""
+        in where a byte order mark chose it over the one asked for; ``page``: it was a web page."""
         self.documents += 1
+        if page:
+            self.pages.append(doc.source)
         if doc.label is not None:
             self.labels[doc.label] += 1
         if replaced:
@@ -115,6 +120,7 @@ class ReadReport:
         self.attachments += other.attachments
         self.malformed += other.malformed
         self.messages += other.messages
+        self.pages += other.pages
         self.mboxes_read_whole += other.mboxes_read_whole
         self.no_known_word += other.no_known_word
         self.texts += other.texts
@@ -164,6 +170,7 @@ class ReadReport:
             (self.no_known_word, f"with no word the model knows ({empty})"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
+            (self.pages, "read as web pages: the text they show, without their tags, scripts and styles"),
             (self.mboxes_read_whole, "read whole, each one document, though they hold several mbox messages "
                                      "(--input-format mbox reads each message)"),
         ]
@@ -444,17 +451,19 @@ def unescape(value: str, encoding: str) -> tuple[str, bool]:
 _SURROGATES = re.compile("[\ud800-\udfff]+")
 
 
-def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None]:
+def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None, bool]:
     """Decode a whole file as ``decode`` does, in UTF-16 or UTF-32 where it is read as UTF-8
     and starts with their byte order mark, or has none and its NULs say so (``unmarked_wide``);
-    the third value names that encoding (else None).
-    The headers ``nbtext filter --passthrough`` adds to a message are left out (``_OWN_HEADERS``)."""
+    the third value names that encoding (else None). The headers ``nbtext filter --passthrough``
+    adds to a message are left out (``_OWN_HEADERS``). A web page is the text it shows, and the
+    fourth value says it was one: its tags, scripts and styles were words of every page alike."""
     marked = (marked_encoding(raw[:WIDE_HEAD], encoding)  # two C calls a file, mostly
               if raw.startswith(_ANY_WIDE_MARK) or raw.find(b"\x00", 0, WIDE_HEAD) >= 0 else None)
     text, replaced = decode(raw, marked or encoding)
     if _OWN_PREFIX in text:
         text = _OWN_HEADERS.sub("", text)
-    return text, replaced, marked
+    page = is_page(text)
+    return html_to_text(text, title=True) if page else text, replaced, marked, page
 
 
 #: The headers ``nbtext filter --passthrough`` adds: the verdict, and with ``--explain`` the

@@ -204,8 +204,8 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
             kind = not_text(data[:16])
             if kind is not None:  # listed by name, as a file that cannot be read is
                 raise DataError(f"{where}: {name} is not text ({kind})")
-            text, replaced, marked = decode_file(data, encoding)
-            yield report.add(Document(text, label.strip(), document), replaced=replaced, marked=marked)
+            text, replaced, marked, page = decode_file(data, encoding)
+            yield report.add(Document(text, label.strip(), document), replaced=replaced, marked=marked, page=page)
             if progress is not None:
                 progress(len(data))
 
