@@ -6,7 +6,8 @@ import functools
 import re
 
 #: How a web page starts: its doctype or its html tag, after an XML declaration or comments.
-_PAGE = re.compile(r"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE | re.DOTALL)
+_PAGE = re.compile(r"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)[\s>]",
+                   re.IGNORECASE | re.DOTALL)
 
 
 def is_page(text: str) -> bool:
