@@ -9,8 +9,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import DataError
-from .report import (WIDE_HEAD, Document, ReadReport, decode_file, has_byte_order_mark, narrowed, not_text,
-                     unmarked_wide)
+from .report import WIDE_HEAD, Document, ReadReport, decode_file, narrowed, narrows, not_text
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -204,7 +203,7 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
     ...                     b"From what I saw on Mon 7 Oct at 9:30, it works.\\n")
     False
     """
-    if has_byte_order_mark(data[:4]) or unmarked_wide(data[:WIDE_HEAD]):  # looked for in the text it holds
+    if narrows(data[:WIDE_HEAD]):  # saved with a mark, or in UTF-16: looked for in the text it holds
         data = narrowed(bytes(data))[0]
     if FROM_LINE.match(data) is None:
         return False

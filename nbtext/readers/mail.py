@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 from .folders import FROM_LINE, holds_mbox_messages, is_folder, read_listed
 from .html import html_to_text
-from .report import Document, ReadReport, decode, has_byte_order_mark, narrowed, not_text, unmarked_wide
+from .report import Document, ReadReport, decode, narrowed, narrows, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -393,7 +393,7 @@ def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Ca
     what came from elsewhere)."""
     with open(path, "rb") as handle:
         start = handle.read(_MBOX_HEAD)
-        if has_byte_order_mark(start) or unmarked_wide(start):  # saved by an editor in UTF-16, say: narrowed
+        if narrows(start):  # saved by an editor with a mark, or in UTF-16: read as the text it holds
             yield from mbox_bytes_messages(start + handle.read(), label, report, name or path, progress)
             return
         handle.seek(0)

@@ -254,13 +254,16 @@ _WIDE_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32
 _ANY_WIDE_MARK = tuple(mark for mark, _ in _WIDE_MARKS)
 
 
-def has_byte_order_mark(head: bytes) -> bool:
-    """Whether text starting with ``head`` opens with UTF-8's mark (Notepad's) or a wide one.
+def narrows(head: bytes) -> bool:
+    """Whether ``narrowed`` changes text starting with ``head`` (its first ``WIDE_HEAD``
+    bytes, or as many as there are): it opens with UTF-8's mark (Notepad's) or a wide one, or
+    it is UTF-16 or UTF-32 without one.
 
-    >>> [has_byte_order_mark(head) for head in (codecs.BOM_UTF8 + b"From ", "x".encode("utf-16"), b"From ")]
-    [True, True, False]
+    >>> [narrows(head) for head in (codecs.BOM_UTF8 + b"From ", "x".encode("utf-16"), "From ".encode("utf-16-le"),
+    ...                            b"From ")]
+    [True, True, True, False]
     """
-    return head.startswith((codecs.BOM_UTF8, *_ANY_WIDE_MARK))
+    return head.startswith((codecs.BOM_UTF8, *_ANY_WIDE_MARK)) or unmarked_wide(head) is not None
 
 
 def marked_order(head: bytes) -> str | None:
