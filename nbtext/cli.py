@@ -713,7 +713,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     if base is not None and (added := [label for label in model.classes if label not in base.classes]):
         click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
                    f"(the model had {', '.join(base.classes)})", err=True)
-        for line in render.unicode_twins(added, base.classes):
+        for line in render.label_twins(added, base.classes):
             click.echo(line, err=True)
     if base is not None:
         _note_kept_measurements(model, update_path, "the documents this update adds")
@@ -815,7 +815,7 @@ def merge(models, output, min_df, max_df, max_features) -> None:
         groups = sorted(only_in.items(), key=lambda group: [models.index(path) for path in group[0]])
         click.echo("classes not in every model: " + "; ".join(f"{', '.join(labels)} (only in {', '.join(holders)})"
                                                               for holders, labels in groups), err=True)
-        for line in render.unicode_twins([label for _, labels in groups for label in labels], merged.classes, ""):
+        for line in render.label_twins([label for _, labels in groups for label in labels], merged.classes, ""):
             click.echo(line, err=True)
     trained_on: dict[str, str] = {}
     for path, model in zip(models, loaded):

@@ -108,35 +108,44 @@ def progress(total: int | None, description: str, *, unit: str = "bytes",
         yield lambda n: bar.advance(task, n)
 
 
-def unicode_twins(labels: Iterable[str], classes: Iterable[str], owner: str = "the model's ") -> list[str]:
-    r"""A line for each of ``labels`` that is one of ``classes`` written in another Unicode form.
-    A folder named on macOS is named decomposed (e and U+0301 for é), one named elsewhere
-    composed: the two print alike, but they are two labels.
+def label_twins(labels: Iterable[str], classes: Iterable[str], owner: str = "the model's ") -> list[str]:
+    r"""A line for each of ``labels`` that is one of ``classes`` written another way: in
+    another Unicode form, or in other letter case. A folder named on macOS is named decomposed
+    (e and U+0301 for é), one named elsewhere composed; a folder ``Spam`` beside a model's
+    ``spam`` is a new class. Each pair prints alike, or nearly, but is two labels.
 
-    >>> line, = unicode_twins(["cafe\u0301", "tea"], ["caf\u00e9", "tea"])
+    >>> line, = label_twins(["cafe\u0301", "tea"], ["caf\u00e9", "tea"])
     >>> line.split(" (")[1].split(";")[0]
     'decomposed and composed'
-    >>> unicode_twins(["tea", "Tea"], ["caf\u00e9", "tea"])
-    []
+    >>> label_twins(["Tea", "coffee"], ["tea", "milk"])
+    ["Tea and the model's tea differ only in letter case, which makes them two labels: rename one to the other"]
     """
     import unicodedata
 
     def form(name: str) -> str:
         return "composed" if unicodedata.is_normalized("NFC", name) else "decomposed"
 
-    by_name: dict[str, list[str]] = {}
+    def key(name: str) -> str:
+        return unicodedata.normalize("NFC", name).casefold()
+
+    by_key: dict[str, list[str]] = {}
     for name in classes:
-        by_name.setdefault(unicodedata.normalize("NFC", name), []).append(name)
+        by_key.setdefault(key(name), []).append(name)
     lines, told = [], set()
     for label in labels:
-        key = unicodedata.normalize("NFC", label)
-        twins = [name for name in by_name.get(key, []) if name != label]
-        if twins and key not in told:
-            told.add(key)
-            lines.append(f"{tsv_field(label)} and {owner}{tsv_field(twins[0])} are one name written in two Unicode "
-                         f"forms ({form(label)} and {form(twins[0])}; macOS writes file names decomposed), which are "
+        twins = [name for name in by_key.get(key(label), []) if name != label]
+        if not twins or key(label) in told:
+            continue
+        told.add(key(label))
+        twin = twins[0]
+        if unicodedata.normalize("NFC", label) == unicodedata.normalize("NFC", twin):
+            lines.append(f"{tsv_field(label)} and {owner}{tsv_field(twin)} are one name written in two Unicode "
+                         f"forms ({form(label)} and {form(twin)}; macOS writes file names decomposed), which are "
                          "two labels: convmv -r -f utf8 -t utf8 --nfc --notest DIR renames DIR's files and folders "
                          "to the composed form")
+        else:
+            lines.append(f"{tsv_field(label)} and {owner}{tsv_field(twin)} differ only in letter case, which makes "
+                         "them two labels: rename one to the other")
     return lines
 
 
@@ -299,7 +308,7 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())
         out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
                   f"never saw ({named}): counted as errors, left out of the log loss", soft_wrap=True)
-        for line in unicode_twins(report["unknown_labels"], report["labels"]):
+        for line in label_twins(report["unknown_labels"], report["labels"]):
             out.print(line, soft_wrap=True)
     if "filter" in report:
         judged = report["filter"]

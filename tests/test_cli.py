@@ -121,6 +121,26 @@ def test_eval_errors_on_a_real_corpus_are_the_matrix_errors_and_predict_explains
     assert (name, true, predicted, p_true) == (f"{other}:2", "unseen", "ham", "") and float(p) > 0.5
 
 
+def test_a_class_named_in_other_letter_case_is_pointed_out(tmp_path):
+    """A test folder named Billing beside a model's billing is a label the model never saw:
+    eval said so and no more, and the user read 0% recall as a bad model. eval, an update and
+    a merge now say that the two names differ only in case."""
+    (tmp_path / "test").mkdir()
+    for label in ("Billing", "shipping", "technical"):
+        (tmp_path / "test" / label).symlink_to(TICKETS / "test" / label.lower())
+    model = tmp_path / "m.joblib"
+    run(["train", TICKETS / "train", "-o", model])
+    said = run(["eval", model, tmp_path / "test"]).stdout.splitlines()
+    assert said[1:3] == ["40 documents have labels the model never saw (Billing 40): counted as errors, left out of "
+                         "the log loss",
+                         "Billing and the model's billing differ only in letter case, which makes them two labels: "
+                         "rename one to the other"]
+    updated = run(["train", "--update", model, tmp_path / "test", "-o", tmp_path / "u.joblib"]).stderr
+    assert updated.endswith("new class from this update: Billing (the model had billing, shipping, technical)\n"
+                            "Billing and the model's billing differ only in letter case, which makes them two "
+                            "labels: rename one to the other\n")
+
+
 def test_a_class_named_in_another_unicode_form_is_pointed_out(tmp_path):
     """A folder named on macOS is named decomposed (e and U+0301 for é), one copied elsewhere
     composed. eval said the model "never saw" facturación, a class it has; an update or a
