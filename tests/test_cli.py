@@ -502,6 +502,36 @@ def test_a_folder_holding_a_table_is_told_to_give_the_table():
     assert "read 5,574 documents" in run(["eval", "--cv", "2", folder / "SMSSpamCollection"]).stderr
 
 
+def test_a_corpus_given_one_level_too_high_is_told_to_give_a_part(tmp_path):
+    """R8 holds train/ and test/, Enron enron1..enron6, Ling-spam bare/part1..part10, each
+    with the class folders inside: given the corpus's own folder, train made a model of the
+    classes train and test (or enron1..enron6) and said nothing, and on Ling-spam said only
+    that 'bare' was one class. Each now says which folder to give."""
+    r8 = corpus_path("reuters21578") / "R8"
+    result = run(["train", r8, "-o", tmp_path / "m"])
+    assert (f"\nthe folders of {r8} (test, train) were read as classes, but look like parts of one corpus: each "
+            "holds the same folders (acq, crude, earn, grain, interest, money-fx and 2 more) and no documents of "
+            f"its own. Give a part as DATA, or several ({r8 / 'train'}), whose folders are the classes\n"
+            ) in result.stderr
+    assert Model.load(tmp_path / "m").classes == ["test", "train"]
+    lingspam = corpus_path("lingspam")
+    result = run(["eval", "--cv", "2", lingspam], expect=1)
+    assert result.stderr.splitlines()[-3:] == [
+        f"the documents of {lingspam} are all in {lingspam / 'bare'}, whose folders (part1, part2, part3, part4, "
+        "part5, part6 and 4 more) look like parts of one corpus: each holds the same folders (ham, spam) and no "
+        f"documents of its own. Give a part as DATA, or several ({lingspam / 'bare' / 'part1'}), whose folders are "
+        "the classes", "1 class: bare 2,893", "Error: cross-validation needs at least two classes"]
+    # Classes with folders of their own inside, named alike, are classes still: ham/2003, spam/2003.
+    for label in ("billing", "shipping"):
+        (tmp_path / "years" / label).mkdir(parents=True)
+        for year, part in (("2003", "train"), ("2004", "test")):
+            (tmp_path / "years" / label / year).symlink_to(TICKETS / part / label)
+    result = run(["train", tmp_path / "years", "-o", tmp_path / "y"])
+    assert "parts" not in result.stderr and Model.load(tmp_path / "y").classes == ["billing", "shipping"]
+    # Nor is a part given as DATA said to be one: R8's train/ holds its classes.
+    assert "parts" not in run(["train", r8 / "train", "-o", tmp_path / "m"]).stderr
+
+
 def test_a_folder_of_tables_is_told_to_give_them(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "train.tsv").write_text("spam\tfree cash\nham\tlunch?\n")

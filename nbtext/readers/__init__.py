@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -223,6 +224,8 @@ class LabelledCorpus:
             if not os.path.isdir(path):
                 raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
             entries = list_folder(path, self.report, labelled=True)
+            if (hint := _parts_hint(path, entries)) is not None:
+                self.report.hints.append(hint)
             if input_format is None:  # mailboxes exported per class (spam/spam.mbox): one message a document
                 fmt = _mailboxes(entries) or fmt
             return [(fmt, entries, sum(size for _, _, size in entries))]
@@ -608,13 +611,68 @@ def _layout_hints(folders: Sequence[str]) -> list[str]:
     for parent, (classes, roots) in class_folders.items():
         if len(classes) < 2:  # a folder of files in a folder of its own: no class folders to point to
             continue
-        named = ", ".join(classes[:_CLASSES_HINTED])
-        if len(classes) > _CLASSES_HINTED:
-            named += f" and {len(classes) - _CLASSES_HINTED:,} more"
+        named = _named(classes)
         who = (f"{roots[0]} holds files and no folder, as one class's folder does" if len(roots) == 1 else
                f"{', '.join(roots[:-1])} and {roots[-1]} hold files and no folder, as class folders do")
         hints.append(f"{who}: give the folder above, {parent}, which holds a folder per class ({named})")
     return hints
+
+
+def _named(names: Sequence[str]) -> str:
+    """The first ``_CLASSES_HINTED`` of ``names``, and how many more."""
+    named = ", ".join(names[:_CLASSES_HINTED])
+    return named + (f" and {len(names) - _CLASSES_HINTED:,} more" if len(names) > _CLASSES_HINTED else "")
+
+
+def _parts_hint(root: str, entries: Sequence[Entry]) -> str | None:
+    """What to give instead where DATA ``root`` is a corpus's folder one level too high: its
+    class folders are named as parts are (train and test; part1, part2; enron1..enron6), hold
+    no document of their own, and hold mostly the same folders (20news-bydate/train/alt.atheism
+    and 20news-bydate/test/alt.atheism), which are the classes. A root that holds one folder
+    only (lingspam/bare/part1/spam) is looked at below it. None where ``root`` is no such folder.
+    Only the listed ``entries`` are looked at: the check reads nothing more.
+    """
+    prefix = os.path.join(root, "")
+    rows = [path[len(prefix):].split(os.sep, 3) for path, _, _ in entries if path.startswith(prefix)]
+    while rows and len({row[0] for row in rows}) == 1 and all(len(row) > 2 for row in rows):
+        prefix = os.path.join(prefix, rows[0][0], "")
+        rows = [row[1:] for row in rows]
+    if not rows or any(len(row) < 3 for row in rows):
+        return None
+    inside: dict[str, set[str]] = {}
+    for row in rows:
+        inside.setdefault(row[0], set()).add(row[1])
+    parts = sorted(inside, key=_natural)
+    shared = set.intersection(*inside.values())
+    if len(parts) < 2 or len(shared) < 2 or 2 * len(shared) < len(set.union(*inside.values())) \
+            or not _part_names(parts):
+        return None
+    where = prefix.rstrip(os.sep)
+    told = (f"the folders of {where} ({_named(parts)}) were read as classes, but look" if where == root.rstrip(os.sep)
+            else f"the documents of {root} are all in {where}, whose folders ({_named(parts)}) look")
+    example = next((part for part in parts if part.lower() in ("train", "training")), parts[0])
+    return (f"{told} like parts of one corpus: each holds the same folders ({_named(sorted(shared, key=_natural))}) "
+            f"and no documents of its own. Give a part as DATA, or several ({os.path.join(where, example)}), whose "
+            "folders are the classes")
+
+
+#: Folder names that say a corpus is split, not what class a document is.
+_SPLIT_NAMES = {"train", "training", "test", "testing", "dev", "devel", "val", "valid", "validation", "eval",
+                "heldout", "holdout"}
+
+
+def _part_names(names: Sequence[str]) -> bool:
+    """Whether ``names`` are those of parts: split names (train, test), or one stem numbered
+    (part1, part2; enron1..enron6; fold-0; 2003, 2004)."""
+    if all(name.lower() in _SPLIT_NAMES for name in names):
+        return True
+    stems = {re.sub(r"[-_ ]?\d+$", "", name) for name in names}
+    return len(stems) == 1 and all(re.search(r"\d$", name) for name in names)
+
+
+def _natural(name: str) -> list:
+    """A sort key that puts part2 before part10."""
+    return [int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", name)]
 
 
 def _files_only(folder: str) -> list[str]:
