@@ -81,8 +81,9 @@ class SpamFilter:
         stored = model.settings.get("spam")
         if not stored:
             raise ModelError(
-                "this model is not a spam filter: nbtext train makes one of mail with a spam class, or of any "
-                "data with --spam-label LABEL (nbtext tune and train --calibrate make plain models)"
+                "this model is not a spam filter: nbtext train makes one of mail with a spam class (mbox files, "
+                "maildirs and .eml files are read as mail; other message files with --input-format email), or of "
+                "any data with --spam-label LABEL (nbtext tune and train --calibrate make plain models)"
             )
         return cls(**stored)
 

@@ -22,7 +22,7 @@ from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
 
-from .conftest import corpus_path, in_bash, run
+from .conftest import TICKETS, corpus_path, in_bash, run
 
 
 #: Pieces of MIME that hypothesis joins into messages, broken ones most of all.
@@ -348,6 +348,43 @@ def test_mbox_files_read_whole_are_said_to_hold_several_messages(mail_layouts):
             "each message)") in corpus.report.lines()
     single = LabelledCorpus([str(mail_layouts / "folder")], input_format="folder")  # a From line each
     assert len(list(single)) == 300 and single.report.mboxes_read_whole == []
+
+
+def test_message_files_read_as_plain_text_are_said_to_be_mail(spamassassin, mail_layouts, tmp_path):
+    """SpamAssassin keeps a message a file, with no suffix: read as plain text, as a folder is
+    untold, its headers and base64 were words, the model was no spam filter, and nothing said
+    why until filter refused it. The read report now says so; filter's refusal names the
+    option; and a folder of .eml files, as mail clients save messages, is read as mail untold."""
+    plain = run(["train", spamassassin, "-o", tmp_path / "plain"]).stderr
+    assert ("\n3,000 mail messages read as plain text, their headers and MIME encoding as words: --input-format "
+            "email reads mail as mail (and training on mail with a spam class makes a spam filter)\n") in plain
+    refused = run(["filter", tmp_path / "plain", mail_layouts / "folder" / "spam"], expect=3).stderr
+    assert ("this model is not a spam filter: nbtext train makes one of mail with a spam class (mbox files, "
+            "maildirs and .eml files are read as mail; other message files with --input-format email)") in refused
+    assert "mail messages" not in run(["eval", "--cv", "2", spamassassin, "--input-format", "email"]).stderr
+    # Messages among other documents are not said to be mail: 40 spams beside 81 tickets.
+    (tmp_path / "mixed" / "spam").mkdir(parents=True)
+    (tmp_path / "mixed" / "ham").symlink_to(TICKETS / "train" / "billing")
+    for path in sorted((mail_layouts / "folder" / "spam").iterdir())[:40]:
+        (tmp_path / "mixed" / "spam" / path.name).symlink_to(path)
+    mixed = LabelledCorpus([str(tmp_path / "mixed")])
+    assert len(list(mixed)) == 121 and len(mixed.report.mail_read_as_text) == 40
+    assert not any("mail messages" in line for line in mixed.report.lines())
+    # Nor are 20news's posts, of which 24 in train/ have headers as mail has, but no group's first.
+    news = LabelledCorpus([str(corpus_path("20news-bydate") / "train")])
+    assert len(list(news)) == 11_314 and news.report.mail_read_as_text == []
+    # Saved as .eml files, the same messages are read as mail, and make a filter.
+    for label in ("ham", "spam"):
+        (tmp_path / "eml" / label).mkdir(parents=True)
+        for path in (mail_layouts / "folder" / label).iterdir():
+            (tmp_path / "eml" / label / f"{path.name}.eml").symlink_to(path)
+    by_suffix = LabelledCorpus([str(tmp_path / "eml")])
+    by_option = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
+    assert sorted((d.label, d.text) for d in by_suffix) == sorted((d.label, d.text) for d in by_option)
+    assert by_suffix.is_mail and len(by_option.report.texts) == 300
+    run(["train", tmp_path / "eml", "-o", tmp_path / "filter"])
+    spam = min((tmp_path / "eml" / "spam").iterdir())
+    assert run(["filter", tmp_path / "filter", spam], expect=None).stdout.split("\t")[:2] == [str(spam), "Spam"]
 
 
 @pytest.mark.parametrize("input_format", [None, "email"])

@@ -550,9 +550,10 @@ def _mailboxes(entries: list[Entry]) -> str | None:
     (mailboxes exported one per class): ``mbox`` where every file is one, or empty (a mail
     client exports an empty folder as an empty file), else ``email``, so that a stray note or a
     class of message files is read beside the mboxes' messages, not the mboxes as one document
-    each. ``email`` also where some file is an Apple Mail message (``.emlx``). None for anything
+    each. ``email`` also where some file is named as a message is (``.eml``, as mail clients save
+    one, or Apple Mail's ``.emlx``). None for anything
     else: a corpus of plain files costs one file's head a class."""
-    if any(file.endswith(".emlx") for file, _, _ in entries):  # Apple Mail's store: a message a file
+    if any(file.lower().endswith((".eml", ".emlx")) for file, _, _ in entries):  # a message a file
         return "email"
     largest: dict[str | None, tuple[str, int]] = {}
     for file, label, size in entries:

@@ -172,12 +172,19 @@ def read_files(
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[Document]:
     """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted).
-    A file that is an mbox of several messages is one document too, as asked, noted in ``report``."""
+    A file that is an mbox of several messages is one document too, as asked, noted in ``report``,
+    and so is a labelled file that is a stored mail message, where the first of its class in
+    ``entries`` is one (what train, eval and tune read: a class of mail is mail throughout, and
+    a corpus of other text costs a look a class)."""
+    mail_classes: dict[str, bool] = {}
     for path, label, size in entries:
         raw = read_listed(path, size, report)
         if raw is not None:
             if holds_mbox_messages(raw):
                 report.mboxes_read_whole.append(path)
+            elif label is not None and mail_classes.setdefault(label, is_stored_message(raw)) \
+                    and is_stored_message(raw):
+                report.mail_read_as_text.append(path)
             text, replaced, marked, page = decode_file(raw, encoding)
             yield report.add(Document(text, label, path), replaced=replaced, marked=marked, page=page)
         if progress is not None:
@@ -214,6 +221,49 @@ def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
                 return True
             found = data.find(gap, found + 1)
     return False
+
+
+#: Headers that a kept message has, as a mail system stores it or a mail client saves it.
+_KEPT_HEADERS = frozenset({b"from", b"to", b"date", b"received", b"return-path", b"delivered-to", b"message-id",
+                           b"mime-version"})
+#: Of those, the ones that only mail sent through a mail system has: a Usenet post (From,
+#: Subject, Organization) or a document with a Subject line of its own (Enron's) has none.
+_SENT_HEADERS = frozenset({b"received", b"return-path", b"delivered-to", b"message-id", b"mime-version"})
+_HEADER_NAME = re.compile(rb"([!-9;-~]+)[ \t]*:")
+#: How much of a file tells that it is a message: its header block, or enough of it to name
+#: the headers looked for (SpamAssassin's blocks run to 4.7 KB, their first Received line first).
+_MESSAGE_HEAD = 1 << 12
+
+
+def is_stored_message(data: bytes) -> bool:
+    """Whether a file's bytes are a mail message as mail systems store one: an mbox ``From ``
+    line first, or a header block that names two of the headers a kept message has, one of
+    them one that only sent mail has (Received, Message-ID, MIME-Version...).
+
+    >>> is_stored_message(b"Message-ID: <1@b.org>\\nFrom: a@b.org\\nSubject: lunch\\n\\nnoon?\\n")
+    True
+    >>> is_stored_message(b"Subject: meeting moved\\nsee you at noon\\nFrom: ann\\nMessage-ID: <1@b.org>\\n")
+    False
+    """
+    head = data[:_MESSAGE_HEAD]
+    if narrows(head[:WIDE_HEAD]):
+        head = narrowed(head)[0]
+    if FROM_LINE.match(head):
+        return True
+    names = set()
+    start = 0
+    while start < len(head):  # line by line, up to the blank line that ends the headers
+        end = head.find(b"\n", start)
+        end = len(head) if end < 0 else end
+        if not head[start:end].strip():
+            break
+        if head[start:start + 1] not in (b" ", b"\t"):  # else a header's folded line
+            named = _HEADER_NAME.match(head, start, end)
+            if named is None:
+                return False
+            names.add(named[1].lower())
+        start = end + 1
+    return len(names & _KEPT_HEADERS) >= 2 and not names.isdisjoint(_SENT_HEADERS)
 
 
 def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:

@@ -78,6 +78,9 @@ class ReadReport:
     #: Files read as one document that hold several mbox messages: said, since the user
     #: likely meant --input-format mbox.
     mboxes_read_whole: list[str] = field(default_factory=list)
+    #: Labelled files read as plain text that are mail messages as mail systems store them:
+    #: said where they are most of what was read, since the user likely meant --input-format email.
+    mail_read_as_text: list[str] = field(default_factory=list)
     #: Documents, not empty, in which a model found no word it knows: noted by the scoring
     #: commands, since only a model can tell, and answered as an empty document is.
     no_known_word: list[str] = field(default_factory=list)
@@ -122,6 +125,7 @@ class ReadReport:
         self.messages += other.messages
         self.pages += other.pages
         self.mboxes_read_whole += other.mboxes_read_whole
+        self.mail_read_as_text += other.mail_read_as_text
         self.no_known_word += other.no_known_word
         self.texts += other.texts
         self.labelled_texts += other.labelled_texts
@@ -186,6 +190,12 @@ class ReadReport:
                        "(kept: each counts)")
         if relabelled:
             out.append(f"{relabelled:,} {plural(relabelled, 'text')} with more than one label")
+        mail = len(self.mail_read_as_text)
+        if mail and 2 * mail >= self.documents:  # not a mailing list's few posts in a corpus of others
+            their = "its" if mail == 1 else "their"
+            out.append(f"{mail:,} {plural(mail, 'mail message')} read as plain text, {their} headers and MIME "
+                       "encoding as words: --input-format email reads mail as mail (and training on mail with a "
+                       "spam class makes a spam filter)")
         if self.attachments:
             attachments = plural(self.attachments, "mail attachment")
             out.append(f"{self.attachments:,} {attachments} skipped (attached files, not the message's text)")
