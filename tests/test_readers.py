@@ -457,6 +457,11 @@ def test_web_pages_are_read_as_the_text_they_show(tmp_path):
     assert pages == 214
     trained = run(["train", tmp_path / "pages", "-o", tmp_path / "m.joblib"]).stderr
     assert f"\n{pages} read as web pages: the text they show, without their tags, scripts and styles\n" in trained
+    # 36 pages are not valid UTF-8; 30 of them name their charset in a <meta> tag, and are read
+    # by it, as a browser reads them: the spams in Big5 are Chinese, not U+FFFD and ASCII.
+    assert trained.startswith("read 214 documents\n6 decoded with replacement (bytes not valid utf-8)\n")
+    chinese = [d.text for d in LabelledCorpus([str(tmp_path / "pages")]) if re.search("[\u4e00-\u9fff]{20}", d.text)]
+    assert len(chinese) == 4 and not any("\ufffd" in text for text in chinese)
     top = run(["inspect-top-words", tmp_path / "m.joblib", "--class", "spam", "-k", "20"]).stdout.splitlines()
     markup = {"font", "color", "helvetica", "arial", "serif", "td", "nbsp", "href", "gif", "src", "bgcolor", "face"}
     assert [line.split("\t")[2] for line in top if set(line.split("\t")[2].split()) & markup] == []

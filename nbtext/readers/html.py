@@ -19,6 +19,21 @@ def is_page(text: str) -> bool:
     return _PAGE.match(text, 0, 4096) is not None
 
 
+_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+def html_charset(payload: bytes) -> str | None:
+    """The charset HTML names for itself in a ``<meta>`` tag, in its first kilobyte, as HTML
+    says it must: mail clients honour it, as browsers do, when a part's MIME header names none
+    (spam written in GB2312 or Windows-1251 often says so only there), and so does a saved page.
+
+    >>> html_charset(b"<html><head><meta http-equiv=Content-Type content='text/html; charset=gb2312'>")
+    'gb2312'
+    """
+    found = _META_CHARSET.search(payload, 0, 1024)
+    return found.group(1).decode("ascii") if found else None
+
+
 @functools.cache
 def _html_parser_class() -> type:
     """The HTML-to-text parser class, defined on first use (html.parser is imported lazily)."""

@@ -8,7 +8,6 @@ Malformed MIME never stops a run: the message is read as well as it can be and c
 
 from __future__ import annotations
 
-import codecs
 import functools
 import io
 import mmap
@@ -24,8 +23,8 @@ if TYPE_CHECKING:
     import email.message
 
 from .folders import FROM_LINE, holds_mbox_messages, is_folder, read_listed
-from .html import html_to_text
-from .report import Document, ReadReport, decode, narrowed, narrows, not_text
+from .html import html_charset, html_to_text
+from .report import Document, ReadReport, decode_part, narrowed, narrows, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -67,9 +66,6 @@ def mail_headers(given: Sequence[str] | None, is_mail: bool) -> tuple[str, ...]:
     return DEFAULT_MAIL_HEADERS if is_mail else ()
 
 
-#: Charsets that mail declares for text written in a superset (Windows code pages, GBK).
-_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "us-ascii": "cp1252",
-          "ks_c_5601-1987": "cp949", "euc-kr": "cp949", "big5": "big5hkscs"}
 _HEADER_TOKEN = re.compile(r"\w+")
 #: Headers of which every message, stored or sent, has one at least. Input with none of them
 #: is text, not mail: "Note: the meeting moved" is its first line, not a header to drop.
@@ -231,41 +227,6 @@ def _broken(part: email.message.Message) -> bool:
 
 
 #: An HTML page's own charset, in a meta tag near its start (where browsers look, the first 1,024 bytes).
-_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-
-
-def html_charset(payload: bytes) -> str | None:
-    """The charset an HTML part names for itself in a ``<meta>`` tag, which mail clients honour,
-    as browsers do, when its MIME header names none (spam written in GB2312 or Windows-1251
-    often says so only there).
-
-    >>> html_charset(b"<html><head><meta http-equiv=Content-Type content='text/html; charset=gb2312'>")
-    'gb2312'
-    """
-    found = _META_CHARSET.search(payload, 0, 1024)
-    return found.group(1).decode("ascii") if found else None
-
-
-def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
-    """Decode a part by its declared charset, widened to the superset mail really uses; when
-    that fails, UTF-8, then Windows-1252 with replacement. A part that declares no charset is
-    read as plain files are: UTF-8, invalid bytes replaced. The flag says replacement happened.
-
-    >>> decode_part(b"caf\\xe9", "iso-8859-1"), decode_part(b"caf\\xe9", None)
-    (('café', False), ('caf\ufffd', True))
-    """
-    if not charset:
-        return decode(payload, "utf-8")
-    name = charset.strip().strip('"').lower()
-    for encoding in (_WIDER.get(name, name), "utf-8", "cp1252"):
-        try:
-            codecs.lookup(encoding)
-            return payload.decode(encoding), False
-        except (LookupError, ValueError):  # unknown, not a text codec, bytes it cannot take, a NUL in the name
-            continue
-    return payload.decode("cp1252", "replace"), True
-
-
 def header_tokens(name: str, values: Sequence[object], charset: str | None = None) -> list[str]:
     """Header words prefixed with the header's name: ``subject_free``, ``from_example_com``.
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import DataError
-from .html import html_to_text, is_page
+from .html import html_charset, html_to_text, is_page
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,13 +469,17 @@ def decode_file(raw: bytes, encoding: str) -> tuple[str, bool, str | None, bool]
     and starts with their byte order mark, or has none and its NULs say so (``unmarked_wide``);
     the third value names that encoding (else None). The headers ``nbtext filter --passthrough``
     adds to a message are left out (``_OWN_HEADERS``). A web page is the text it shows, and the
-    fourth value says it was one: its tags, scripts and styles were words of every page alike."""
+    fourth value says it was one: its tags, scripts and styles were words of every page alike.
+    A page not valid UTF-8 is read by the charset its ``<meta>`` tag names, where it names one,
+    as browsers read it (widened as mail's charsets are: ISO-8859-1 as Windows-1252)."""
     marked = (marked_encoding(raw[:WIDE_HEAD], encoding)  # two C calls a file, mostly
               if raw.startswith(_ANY_WIDE_MARK) or raw.find(b"\x00", 0, WIDE_HEAD) >= 0 else None)
     text, replaced = decode(raw, marked or encoding)
     if _OWN_PREFIX in text:
         text = _OWN_HEADERS.sub("", text)
     page = is_page(text)
+    if page and replaced and marked is None and encoding in _UTF8 and (declared := html_charset(raw)):
+        text, replaced = decode_part(raw, declared)  # a page saved in the charset it names, as browsers read it
     return html_to_text(text, title=True) if page else text, replaced, marked, page
 
 
@@ -500,6 +504,31 @@ def decode(raw: bytes, encoding: str) -> tuple[str, bool]:
         return raw.decode(encoding), False
     except UnicodeDecodeError:
         return raw.decode(encoding, "replace"), True
+
+
+#: Charsets that mail declares for text written in a superset (Windows code pages, GBK).
+_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "us-ascii": "cp1252",
+          "ks_c_5601-1987": "cp949", "euc-kr": "cp949", "big5": "big5hkscs"}
+
+
+def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
+    """Decode a part by its declared charset, widened to the superset mail really uses; when
+    that fails, UTF-8, then Windows-1252 with replacement. A part that declares no charset is
+    read as plain files are: UTF-8, invalid bytes replaced. The flag says replacement happened.
+
+    >>> decode_part(b"caf\\xe9", "iso-8859-1"), decode_part(b"caf\\xe9", None)
+    (('café', False), ('caf\ufffd', True))
+    """
+    if not charset:
+        return decode(payload, "utf-8")
+    name = charset.strip().strip('"').lower()
+    for encoding in (_WIDER.get(name, name), "utf-8", "cp1252"):
+        try:
+            codecs.lookup(encoding)
+            return payload.decode(encoding), False
+        except (LookupError, ValueError):  # unknown, not a text codec, bytes it cannot take, a NUL in the name
+            continue
+    return payload.decode("cp1252", "replace"), True
 
 
 def check_encoding(encoding: str) -> str:
