@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
-from nbtext.readers.report import unmarked_wide
+from nbtext.readers.report import not_text, unmarked_wide
 
 from .conftest import TICKETS, corpus_path, in_bash, run
 
@@ -109,6 +109,46 @@ def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model)
     assert error.endswith(f"Error: {listed}:2: {data / 'billing' / 'scan.png'} is not text (a PNG image)\n")
 
 
+def test_other_binary_files_are_skipped_by_their_nul_bytes(tickets_model, tmp_path):
+    """A program, a database, a font or a sound in a class folder was read as text, its bytes
+    decoded with replacement, and gave its class words such as "elf" and "sqlite";
+    piped into predict, a PDF was three lines, each given a label. Their NUL bytes side by
+    side, which no text has but UTF-16's, now say they are no text; a lone NUL does not
+    (Enron's spams keep theirs), nor does UTF-16 without a mark, which is read as text."""
+    import contextlib
+    import shutil
+    import sqlite3
+    import wave
+
+    data = tmp_path / "data"
+    shutil.copytree(TICKETS / "train" / "billing", data / "billing")
+    shutil.copy(shutil.which("ls") or "/bin/ls", data / "billing" / "ls")
+    with contextlib.closing(sqlite3.connect(data / "billing" / "notes.db")) as db:
+        db.execute("create table notes (text)")
+        db.execute("insert into notes values ('refund my invoice')")
+        db.commit()
+    with wave.open(str(data / "billing" / "call.wav"), "wb") as sound:
+        sound.setnchannels(1), sound.setsampwidth(2), sound.setframerate(8000)
+        sound.writeframes(bytes(range(256)) * 32)
+    (data / "shipping").mkdir()
+    nul_spams = [path for path in sorted((corpus_path("enron-spam") / "enron3" / "spam").iterdir())
+                 if b"\0" in path.read_bytes()]
+    for path in nul_spams:
+        shutil.copy(path, data / "shipping" / path.name)
+    (data / "shipping" / "wide.txt").write_bytes("my parcel never arrived".encode("utf-16-le"))
+    result = run(["train", data, "-o", tmp_path / "m", "-v"])
+    binary = "binary data: NUL bytes side by side, as no text has"
+    assert f"\n3 skipped: not text ({binary})\n  {data / 'billing' / 'call.wav'}\n  {data / 'billing' / 'ls'}\n" \
+           f"  {data / 'billing' / 'notes.db'}\n" in result.stderr
+    assert result.stderr.startswith(f"read {81 + len(nul_spams) + 1} documents\n")
+    assert len(nul_spams) == 11
+    pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"
+    for piped, kind in ((pdf, "a PDF document"), ((data / "billing" / "ls").read_bytes(), binary)):
+        refused = run(["predict", tickets_model], input=piped, expect=1)
+        assert (refused.stdout, refused.stderr) == ("", f"Error: <stdin>: not text ({kind}), so no lines of text "
+                                                        "to classify\n")
+
+
 def test_a_model_file_given_as_data_is_named_for_what_it_is(tickets_model, tmp_path):
     """`nbtext eval m.joblib m.joblib`, or train given the model where its data go, read the
     pickle as a TSV, since its first line held a tab: "read 1 document", then "m.joblib:2: no
@@ -122,7 +162,7 @@ def test_a_file_of_one_endless_line_is_refused_without_being_read_whole(tmp_path
     """A line file's format is told by its first line, which was read whole to tell it: a
     disk image given as data (4 GB of zeros, no line break) took 6.4 GB of memory and 22 s to
     say that it could not tell, and ran out of memory under a 2 GB limit. Only the first
-    megabyte is read now."""
+    megabyte is read now, and its zeros say that it is no text."""
     import resource
     import subprocess
     import sys
@@ -137,8 +177,8 @@ def test_a_file_of_one_endless_line_is_refused_without_being_read_whole(tmp_path
 
     done = subprocess.run([sys.executable, "-m", "nbtext", "train", str(image), "-o", str(tmp_path / "m")],
                           capture_output=True, text=True, preexec_fn=at_most_2_gb, timeout=120)
-    assert (done.returncode, done.stderr) == (1, f"Error: {image}: cannot tell the format from the name or the first "
-                                                 "line; set --input-format (folder, tsv, jsonl or fasttext)\n")
+    assert (done.returncode, done.stderr) == (1, f"Error: {image}: not text (binary data: NUL bytes side by side, "
+                                                 "as no text has), so not labelled documents\n")
 
 
 @pytest.mark.parametrize("first, second", [
@@ -702,7 +742,8 @@ def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path,
     a UTF-16 table cut short, UTF-16 or UTF-32 asked for without a byte order mark, and a NUL
     in a manifest's path). Read from a pipe, every line is one document to classify, unless the
     stream is refused as compressed (the test did not allow that until hypothesis drew gzip's
-    first two bytes)."""
+    first two bytes) or as no text (two NULs side by side in its first line, as binary files
+    have)."""
     data = b"".join(pieces)
     path = tmp_path / f"data{suffix}"
     path.write_bytes(data)
@@ -717,6 +758,9 @@ def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path,
     except DataError as error:
         if "-compressed, not text; decompress it in the pipe" in str(error):  # gzip's first bytes, say
             assert data.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"PK\x03\x04"))
+            return
+        if "so no lines of text to classify" in str(error):  # a PDF's first bytes, or NULs side by side
+            assert not_text(io.BytesIO(data).readline()) is not None
             return
         # UTF-16 or UTF-32 on stdin, which cannot be split into lines, told by a mark or NULs
         assert encoding.startswith("utf-16") or encoding.startswith("utf-32") or data.startswith(

@@ -445,6 +445,9 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
     for raw_lines in iter_line_batches(stdin or standard_input()):
         if line_number == 0:
             check_splits_into_lines(raw_lines[0], encoding, "<stdin>")
+            kind = not_text(raw_lines[0])
+            if kind is not None:  # a PDF or a program piped in: its bytes would be classified as lines
+                raise DataError(f"<stdin>: not text ({kind}), so no lines of text to classify")
         batch = []
         for raw in raw_lines:
             line_number += 1

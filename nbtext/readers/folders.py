@@ -279,7 +279,7 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     except OSError as error:
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
         return None
-    kind = not_text(raw[:16])
+    kind = not_text(raw[:WIDE_HEAD])
     if kind is not None:
         report.skip(f"not text ({kind})", path)
         return None

@@ -401,6 +401,8 @@ _BINARY = ((rb"\x89PNG\r\n\x1a\n", "a PNG image"), (rb"\xff\xd8\xff", "a JPEG im
            (rb"%PDF-", "a PDF document"), (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),
            (rb"\x80[\x02-\x05]", "a Python pickle, as an nbtext model file is"),
            (rb"// <!-- <mdb:mor", "Thunderbird's index of a mail folder, an .msf file"))
+#: Any other file whose start has NUL bytes side by side, and is no UTF-16 or UTF-32.
+BINARY = "binary data: NUL bytes side by side, as no text has"
 #: Both, as one pattern with a group each: one match per file, whichever it is.
 _NOT_TEXT = re.compile(b"|".join(b"(%s)" % pattern for pattern in [*(pattern for pattern, _ in _BINARY),
                                                                     *(magic.pattern for magic, _, _ in _COMPRESSED)]))
@@ -409,15 +411,20 @@ _NOT_TEXT_KINDS = [*(kind for _, kind in _BINARY),
 
 
 def not_text(head: bytes) -> str | None:
-    """What a file is whose first bytes are ``head``, where they show it is no text: an image,
-    a PDF, an old Office document, a compressed file, or a pickle (an nbtext model).
+    """What a file is whose first bytes are ``head`` (its first ``WIDE_HEAD``, or as many as
+    there are), where they show it is no text: an image, a PDF, an old Office document, a
+    compressed file, or a pickle (an nbtext model); or any other binary file (a program, a
+    database, a font, a sound), which has NUL bytes side by side, as no text but UTF-16 or
+    UTF-32 has. A lone NUL is text's still: 44 of Enron's spams have some, never two side by side.
 
     >>> not_text(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00"), not_text(b"\\x1f\\x8b\\x08"), not_text(b"Subject: PNG")
     ('a PNG image', 'gzip-compressed; zcat writes its text', None)
+    >>> not_text(b"SQLite format 3\\x00\\x10\\x00\\x01\\x01\\x00@  \\x00\\x00\\x00\\x02"), not_text("caf\u00e9".encode("utf-16-le"))
+    ('binary data: NUL bytes side by side, as no text has', None)
     """
     found = _NOT_TEXT.match(head)
     if found is None:
-        return None
+        return BINARY if head.find(b"\0\0", 0, WIDE_HEAD) >= 0 and not narrows(head[:WIDE_HEAD]) else None
     assert found.lastindex is not None  # each alternative is a group of its own
     return _NOT_TEXT_KINDS[found.lastindex - 1]
 
