@@ -177,6 +177,32 @@ def test_predict_stdin_lines(tickets_model):
     assert (label, second) == ("billing", "shipping") and float(p) > 0.9 > float(q)
 
 
+def test_labelled_lines_piped_to_predict_are_said_to_be_classified_whole(tmp_path):
+    """`nbtext predict MODEL < test.tsv` classified each LABEL<TAB>TEXT line whole, its label
+    a word of it, and said nothing: on SMS spam's 70% tested on a model of its 30%, 4 hams
+    were answered ham for the word "ham" in their line, and spam without it. The report now
+    says so and what to give instead; the text alone, or a line with no tab, gets no word."""
+    sms = corpus_path("sms-spam") / "SMSSpamCollection"
+    lines = sms.read_bytes().splitlines(keepends=True)
+    (tmp_path / "train.tsv").write_bytes(b"".join(lines[:1672]))
+    (tmp_path / "test.tsv").write_bytes(b"".join(lines[1672:]))
+    run(["train", tmp_path / "train.tsv", "-o", tmp_path / "m"])
+    whole = in_bash(f"nbtext predict {tmp_path / 'm'} < {tmp_path / 'test.tsv'}")
+    assert whole.stderr.splitlines()[-1] == (
+        "stdin's first 20 lines hold a tab, as LABEL<TAB>TEXT lines do, and were classified whole, what comes "
+        "before the tab too: cut -f2- | nbtext predict MODEL classifies what follows it, and nbtext eval MODEL - "
+        "scores labelled lines")
+    text = in_bash(f"cut -f2- {tmp_path / 'test.tsv'} | nbtext predict {tmp_path / 'm'}")
+    assert "classified whole" not in text.stderr
+    labels = [line.split(b"\t", 1)[0].decode() for line in lines[1672:]]
+    answers = list(zip(labels, whole.stdout.splitlines(), text.stdout.splitlines(), strict=True))
+    assert [answer for answer in answers if answer[1] != answer[2]] == [("ham", "ham", "spam")] * 4
+    fasttext = run(["predict", tmp_path / "m"], input="__label__ham see you at lunch\n").stderr
+    assert fasttext.endswith("\nstdin's line starts with __label__, as fastText's labelled lines do, and was "
+                             "classified whole, labels too: nbtext eval MODEL - scores labelled lines, and sed "
+                             "'s/^__label__[^ ]* *//' | nbtext predict MODEL classifies their text\n")
+
+
 def test_paths_piped_to_predict_are_said_to_be_classified_as_text(tickets_model, tmp_path):
     """`find DIR | nbtext predict MODEL` classifies each file's name, as a line of text, and
     said nothing: every ticket was "shipping". The report now says so, and how to give them."""

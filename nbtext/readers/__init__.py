@@ -442,6 +442,7 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
     name files or folders (``find ... | nbtext predict MODEL``), the report says how to have
     what they hold classified instead: their names were, as text."""
     line_number = paths = 0
+    formats: set[str | None] = set()  # of the first lines, as labelled lines: LABEL<TAB>TEXT, say
     for raw_lines in iter_line_batches(stdin or standard_input()):
         if line_number == 0:
             check_splits_into_lines(raw_lines[0], encoding, "<stdin>")
@@ -454,6 +455,8 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
             text, replaced = decode(raw, encoding)
             if paths == line_number - 1 < _PATHS_LOOKED_AT and _names_a_path(text):
                 paths += 1
+            if line_number <= _PATHS_LOOKED_AT:
+                formats.add(sniff(raw))
             batch.append(report.add(Document(text, None, f"<stdin>:{line_number}"), replaced=replaced))
         yield batch
     if paths and paths == min(line_number, _PATHS_LOOKED_AT):
@@ -462,10 +465,29 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
                  f"stdin's lines name files or folders ({which}), and were")
         report.hints.append(f"{named} classified as text: to classify what the files hold, give them as PATH "
                             "arguments (find ... -print0 | xargs -0 nbtext predict MODEL)")
+    if len(formats) == 1 and (labelled := formats.pop()) is not None:
+        one = line_number == 1
+        report.hints.append(_LABELLED_LINES[labelled].format(
+            lines="stdin's line" if one else f"stdin's first {_PATHS_LOOKED_AT} lines"
+            if line_number > _PATHS_LOOKED_AT else "stdin's lines", s="s" if one else "", are="is" if one else "are",
+            were="was" if one else "were"))
 
 
-#: How many of stdin's first lines are looked at to tell that they are paths, not text.
+#: How many of stdin's first lines are looked at to tell that they are paths, or labelled
+#: lines, not text.
 _PATHS_LOOKED_AT = 20
+#: What stdin's lines were, by the labelled format they look like, and what to do instead:
+#: classified whole, a line's label (or a JSON object's keys) was classified with its text.
+_LABELLED_LINES = {
+    "tsv": "{lines} hold{s} a tab, as LABEL<TAB>TEXT lines do, and {were} classified whole, what comes before the "
+           "tab too: cut -f2- | nbtext predict MODEL classifies what follows it, and nbtext eval MODEL - scores "
+           "labelled lines",
+    "fasttext": "{lines} start{s} with __label__, as fastText's labelled lines do, and {were} classified whole, labels "
+                "too: nbtext eval MODEL - scores labelled lines, and sed 's/^__label__[^ ]* *//' | nbtext predict "
+                "MODEL classifies their text",
+    "jsonl": "{lines} {are} JSON, and {were} classified as JSON text, keys and all: nbtext eval MODEL - scores "
+             "labelled ones; saved to a file, they are classified by a field with --text-field NAME",
+}
 
 
 def _names_a_path(line: str) -> bool:
