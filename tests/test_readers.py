@@ -16,7 +16,7 @@ from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
 from nbtext.readers.report import not_text, unmarked_wide
 
-from .conftest import TICKETS, corpus_path, in_bash, run
+from .conftest import SHARED_GET, TICKETS, corpus_path, in_bash, run
 
 
 def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path, tickets_model):
@@ -420,6 +420,34 @@ def test_a_compressed_file_says_to_decompress_it(tmp_path, tickets_model, name, 
     trained = subprocess.run(f"{stream} {shlex.quote(str(path))} | {sys.executable} -m nbtext train - -o "
                              f"{shlex.quote(str(tmp_path / 'm'))}", shell=True, capture_output=True, text=True)
     assert trained.returncode == 0 and trained.stderr.startswith("read 5,574 documents\n")
+
+
+def test_an_archive_of_a_corpus_says_to_unpack_it(tmp_path):
+    """Corpora come as archives (the shared ones as NAME.tar.gz), and `nbtext train
+    lingspam.tar.gz` said to decompress it with zcat, which writes the tar archive, no text;
+    a zip of a folder was told to `unzip -p`, which writes its files end to end. An archive of
+    files now says so, and how to unpack it; one compressed file is still told to decompress."""
+    import tarfile
+    import zipfile
+
+    corpus_path("lingspam")  # skips where ../shared is absent
+    shared = SHARED_GET.parent / "lingspam.tar.gz"
+    error = run(["train", shared, "-o", tmp_path / "m"], expect=1).stderr
+    assert error == (f"Error: {shared}: a tar archive, gzip-compressed, not text: unpack it (tar xf {shared}) and "
+                     "give the folder it makes as DATA\n")
+    with zipfile.ZipFile(tmp_path / "tickets.zip", "w") as archive:
+        for path in sorted((TICKETS / "train").rglob("*.txt")):
+            archive.write(path, path.relative_to(TICKETS))
+    error = run(["eval", "--cv", "2", tmp_path / "tickets.zip"], expect=1).stderr
+    assert error == (f"Error: {tmp_path / 'tickets.zip'}: a zip archive of 243 files, not text: unpack it (unzip "
+                     f"{tmp_path / 'tickets.zip'}) and give the folder it makes as DATA\n")
+    with tarfile.open(tmp_path / "tickets.tar", "w") as archive:
+        archive.add(TICKETS / "train", "train")
+    error = run(["train", tmp_path / "tickets.tar", "-o", tmp_path / "m"], expect=1).stderr
+    assert error == f"Error: {tmp_path / 'tickets.tar'}: not text (a tar archive; tar xf unpacks it), so not labelled " \
+                    "documents\n"
+    unpacked = in_bash(f"tar xf {tmp_path / 'tickets.tar'} && nbtext train train -o m", cwd=tmp_path)  # as told
+    assert unpacked.returncode == 0 and unpacked.stderr.startswith("read 243 documents\n")
 
 
 def test_bad_json_and_unknown_formats(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import importlib
 import re
 import shlex
 from array import array
@@ -413,7 +414,7 @@ _NOT_TEXT_KINDS = [*(kind for _, kind in _BINARY),
 def not_text(head: bytes) -> str | None:
     """What a file is whose first bytes are ``head`` (its first ``WIDE_HEAD``, or as many as
     there are), where they show it is no text: an image, a PDF, an old Office document, a
-    compressed file, or a pickle (an nbtext model); or any other binary file (a program, a
+    compressed file, a tar archive, or a pickle (an nbtext model); or any other binary file (a program, a
     database, a font, a sound), which has NUL bytes side by side, as no text but UTF-16 or
     UTF-32 has. A lone NUL is text's still: 44 of Enron's spams have some, never two side by side.
 
@@ -424,6 +425,8 @@ def not_text(head: bytes) -> str | None:
     """
     found = _NOT_TEXT.match(head)
     if found is None:
+        if head[257:262] == b"ustar":  # a tar header's magic
+            return "a tar archive; tar xf unpacks it"
         return BINARY if head.find(b"\0\0", 0, WIDE_HEAD) >= 0 and not narrows(head[:WIDE_HEAD]) else None
     assert found.lastindex is not None  # each alternative is a group of its own
     return _NOT_TEXT_KINDS[found.lastindex - 1]
@@ -439,9 +442,42 @@ def check_not_compressed(head: bytes, source: str) -> None:
     """
     for magic, tool, command in _COMPRESSED:
         if magic.match(head):
+            archive = None if source == "<stdin>" else archive_of(source, tool)
+            if archive is not None:
+                raise DataError(f"{source}: {archive}, not text: unpack it ({_UNPACK[tool]} {shlex.quote(source)}) "
+                                "and give the folder it makes as DATA")
             fix = (f"decompress it in the pipe: {command} FILE | nbtext ..." if source == "<stdin>" else
                    f"decompress it first ({command} {shlex.quote(source)} writes its text)")
             raise DataError(f"{source}: {tool}-compressed, not text; {fix}")
+
+
+#: How an archive of each kind is unpacked (GNU and BSD tar tell the compression themselves).
+_UNPACK = {"zip": "unzip", "gzip": "tar xf", "bzip2": "tar xf", "xz": "tar xf", "zstd": "tar xf"}
+
+
+def archive_of(path: str, tool: str) -> str | None:
+    """What the ``tool``-compressed file ``path`` is where it is an archive of files, as corpora
+    come (``20news-bydate.tar.gz``), not one compressed text: a zip of more than one file or
+    of a folder, or a tar archive, compressed (a tar header names ``ustar`` at byte 257)."""
+    import zipfile
+
+    try:
+        if tool == "zip":
+            with zipfile.ZipFile(path) as archive:
+                members = archive.infolist()
+            files = sum(not member.is_dir() for member in members)
+            return f"a zip archive of {files:,} {plural(files, 'file')}" if len(members) > 1 else None
+        if tool not in _DECOMPRESSING:
+            return None
+        with importlib.import_module(_DECOMPRESSING[tool]).open(path) as stream:
+            start = stream.read(512)
+        return f"a tar archive, {tool}-compressed" if start[257:262] == b"ustar" else None
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile):  # cut short, or not what its start says
+        return None
+
+
+#: The standard library's modules that read compressed files (zstd's came only in Python 3.14).
+_DECOMPRESSING = {"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}
 
 
 def _escape_bytes(error: UnicodeError) -> tuple[str, int]:
