@@ -435,6 +435,12 @@ def test_an_archive_of_a_corpus_says_to_unpack_it(tmp_path):
     error = run(["train", shared, "-o", tmp_path / "m"], expect=1).stderr
     assert error == (f"Error: {shared}: a tar archive, gzip-compressed, not text: unpack it (tar xf {shared}) and "
                      "give the folder it makes as DATA\n")
+    (tmp_path / "data" / "spam").mkdir(parents=True)  # and where a class folder holds one
+    (tmp_path / "data" / "ham").symlink_to(TICKETS / "train" / "billing")
+    (tmp_path / "data" / "spam" / "lingspam.tar.gz").symlink_to(shared)
+    (tmp_path / "data" / "spam" / "1.txt").write_text("win a prize now")
+    trained = run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr
+    assert "\n1 skipped: not text (a tar archive, gzip-compressed; tar xf unpacks it)\n" in trained
     with zipfile.ZipFile(tmp_path / "tickets.zip", "w") as archive:
         for path in sorted((TICKETS / "train").rglob("*.txt")):
             archive.write(path, path.relative_to(TICKETS))

@@ -9,7 +9,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import DataError
-from .report import WIDE_HEAD, Document, ReadReport, decode_file, narrowed, narrows, not_text
+from .report import WIDE_HEAD, Document, ReadReport, decode_file, file_not_text, narrowed, narrows
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -279,7 +279,7 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
     except OSError as error:
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
         return None
-    kind = not_text(raw[:WIDE_HEAD])
+    kind = file_not_text(raw[:WIDE_HEAD], path)
     if kind is not None:
         report.skip(f"not text ({kind})", path)
         return None

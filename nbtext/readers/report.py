@@ -432,6 +432,18 @@ def not_text(head: bytes) -> str | None:
     return _NOT_TEXT_KINDS[found.lastindex - 1]
 
 
+def file_not_text(head: bytes, path: str) -> str | None:
+    """What the file ``path`` is, whose first bytes are ``head``, where it is no text, as
+    ``not_text`` says; a compressed archive of files is named as one, with the command that
+    unpacks it (zcat would write a tar archive)."""
+    kind = not_text(head)
+    if kind is not None:
+        for magic, tool, _ in _COMPRESSED:
+            if magic.match(head) and (archive := archive_of(path, tool)) is not None:
+                return f"{archive}; {_UNPACK[tool]} unpacks it"
+    return kind
+
+
 def check_not_compressed(head: bytes, source: str) -> None:
     """A DataError for a file (or stdin) whose first bytes ``head`` are a compressed file's,
     which would be read as text and fail on its first line, or train on noise.

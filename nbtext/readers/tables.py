@@ -21,7 +21,7 @@ from ..errors import DataError
 from .folders import read_bytes
 from .lines import json_kind
 from .report import (ESCAPE_BYTES, WIDE_HEAD, Document, ReadReport, check_not_compressed, check_splits_into_lines,
-                     decode, decode_file, marked_encoding, not_text, text_encoding, unescape, without_bom)
+                     decode, decode_file, file_not_text, marked_encoding, text_encoding, unescape, without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -201,7 +201,7 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
             except ValueError:  # a NUL, or an escaped byte the file system cannot take back
                 raise DataError(f"{where}: {name!r} cannot be a file name") from None
-            kind = not_text(data[:WIDE_HEAD])
+            kind = file_not_text(data[:WIDE_HEAD], document)
             if kind is not None:  # listed by name, as a file that cannot be read is
                 raise DataError(f"{where}: {name} is not text ({kind})")
             text, replaced, marked, page = decode_file(data, encoding)
