@@ -1446,7 +1446,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     from .readers import Document, iter_unlabelled, standard_input
     from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
-    from .readers.report import decode_file
+    from .readers.report import WIDE_HEAD, decode_file, not_text, without_known_words
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
 
@@ -1469,6 +1469,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             # one verdict, one exit status, for many messages would be no message's verdict
             raise DataError(f"{stream} holds several mbox messages, and the filter gives {stream} one verdict: give "
                             "the mbox as a file (nbtext filter MODEL BOX.mbox) for a line each")
+        if raw is not None and (kind := not_text(raw[:WIDE_HEAD])) is not None:  # a program, a PDF: no mail
+            raise DataError(f"{'<stdin>' if source == '-' else source}: not text ({kind}), so no message to filter")
         model = Model.load(model_path)
         spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)
         trained_format = _trained_format(model)
@@ -1477,9 +1479,10 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             if trained_format:
                 doc = read_message(raw, source, None, report, model.analyzer.headers)
             else:
-                doc_text = decode_file(raw, "utf-8")[0]
-                doc = Document(doc_text, None, source)
+                doc_text, replaced = decode_file(raw, "utf-8")[:2]
+                doc = report.add(Document(doc_text, None, source), replaced=replaced)
             log_proba = model.predict_log_proba([doc.text])
+            report.no_known_word = without_known_words([doc], model.scored_as_empty(log_proba))
             score = float(spam_filter.scores_of(log_proba, model.classes)[0])
             verdict = int(spam_filter.verdicts(np.array([score]))[0])
             why = model.explain([doc.text], explain, log_proba=log_proba)[0] if explain else None
@@ -1500,6 +1503,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             fields = [] if source == "-" else [tsv_field(source)]
             words = _explained_fields(why) if why is not None else []
             click.echo("\t".join([*fields, VERDICTS[verdict], f"{score:.6f}", *words]))
+        _print_filter_report(report, spam_filter, model, verbose)  # an empty message, say: why its verdict
         ctx = click.get_current_context()
         ctx.exit(0 if exit_zero else verdict)
     if passthrough:
@@ -1519,6 +1523,12 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
                        for batch, from_stdin in batches)
         with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
             _write_answers(answers, "messages", report)
+    _print_filter_report(report, spam_filter, model, verbose)
+
+
+def _print_filter_report(report, spam_filter, model, verbose: bool) -> None:
+    """filter's read report, where it has more to say than how many messages were read: the
+    messages that were empty or had no word the model knows, and what the filter made of them."""
     empty = ""
     if report.empty or report.no_known_word:  # what the filter makes of a message with no words, its way
         empty = spam_filter.empty_answer(model, verdict=True)

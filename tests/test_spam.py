@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import joblib
 import numpy as np
@@ -717,6 +718,28 @@ def test_the_report_gives_the_score_an_empty_message_got(filter_model, mail_root
     (tmp_path / "held" / label).mkdir(parents=True)
     (tmp_path / "held" / label / "empty.eml").write_bytes(b"")
     assert run(["eval", filter_model, tmp_path / "held"]).stderr == f"read 1 document\n1 empty ({answer})\n"
+
+
+def test_one_message_that_is_empty_or_no_text_is_said_to_be_so(filter_model, mail_root, tmp_path):
+    """One message, on stdin or named, got a verdict and nothing more: an empty stdin (a
+    delivery that lost its message) was Unsure with no word why, and a program given as a
+    message was Ham. The empty message now gets the report a mailbox's does, and bytes that
+    are no text are an error (exit 3), passed through unchanged with --passthrough."""
+    _, held = mail_root
+    empty = run(["filter", filter_model], input=b"", expect=None)
+    verdict, score = empty.stdout.rstrip("\n").split("\t")
+    assert empty.stderr == f"read 1 document\n1 empty (no words to go by: scored {score}, {verdict})\n"
+    unknown = run(["filter", filter_model], input=b"\nqqzx zzqx\n", expect=None)
+    assert unknown.stdout == empty.stdout and unknown.exit_code == empty.exit_code == 2  # Unsure
+    assert unknown.stderr == (f"read 1 document\n1 with no word the model knows (no words to go by: scored {score}, "
+                              f"{verdict})\n")
+    assert run(["filter", filter_model, held["ham"][0]], expect=None).stderr == ""  # a message with words: silent
+    program = Path(shutil.which("ls") or "/bin/ls")
+    refused = run(["filter", filter_model, program], expect=3)
+    assert (refused.stdout, refused.stderr) == ("", f"Error: {program}: not text (binary data: NUL bytes side by side, "
+                                                    "as no text has), so no message to filter\n")
+    passed = run(["filter", filter_model, "--passthrough"], input=program.read_bytes(), expect=3)
+    assert passed.stdout_bytes == program.read_bytes() and passed.stderr.startswith("Error: <stdin>: not text (")
 
 
 # --- learn ---------------------------------------------------------------------------------
