@@ -724,7 +724,8 @@ def test_one_message_that_is_empty_or_no_text_is_said_to_be_so(filter_model, mai
     """One message, on stdin or named, got a verdict and nothing more: an empty stdin (a
     delivery that lost its message) was Unsure with no word why, and a program given as a
     message was Ham. The empty message now gets the report a mailbox's does, and bytes that
-    are no text are an error (exit 3), passed through unchanged with --passthrough."""
+    are no text are an error (exit 3), passed through unchanged with --passthrough; predict,
+    which reads stdin as one message for a filter, refuses them too."""
     _, held = mail_root
     empty = run(["filter", filter_model], input=b"", expect=None)
     verdict, score = empty.stdout.rstrip("\n").split("\t")
@@ -740,6 +741,9 @@ def test_one_message_that_is_empty_or_no_text_is_said_to_be_so(filter_model, mai
                                                     "as no text has), so no message to filter\n")
     passed = run(["filter", filter_model, "--passthrough"], input=program.read_bytes(), expect=3)
     assert passed.stdout_bytes == program.read_bytes() and passed.stderr.startswith("Error: <stdin>: not text (")
+    predicted = run(["predict", filter_model], input=program.read_bytes(), expect=1)  # stdin is one message there
+    assert (predicted.stdout, predicted.stderr) == ("", "Error: <stdin>: not text (binary data: NUL bytes side by "
+                                                        "side, as no text has), so no message to classify\n")
 
 
 # --- learn ---------------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from .folders import (NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, is_pi
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
-from .report import (Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines, decode,
-                     not_text)
+from .report import (WIDE_HEAD, Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines,
+                     decode, not_text)
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
@@ -555,7 +555,11 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
 
 def _message_or_mbox(raw: bytes, source: str, report: ReadReport) -> Iterator[RawMessage]:
     """A stream's bytes as mail: one message, or each of an mbox's (`cat box.mbox | nbtext
-    predict`), as for the file."""
+    predict`), as for the file. Bytes that are no text (a program, a PDF) are an error, as
+    they are on stdin read as lines: a file of them would be skipped."""
+    kind = not_text(raw[:WIDE_HEAD])
+    if kind is not None:
+        raise DataError(f"{source}: not text ({kind}), so no message to classify")
     if holds_mbox_messages(raw):
         yield from mbox_bytes_messages(raw, None, report, source)
     else:
