@@ -1634,7 +1634,8 @@ def learn(model_path, items, unlearn, verbose) -> None:
                                             headers=model.analyzer.headers):
                 assert isinstance(batch, list)  # mail comes parsed, as unparsed_mail is not asked
                 documents += [dataclasses.replace(doc, label=labels[kind]) for doc in batch]
-        if not documents:
+        if not documents:  # after what was read: the messages skipped, and why
+            _print_read_report(report, verbose, "utf-8", always=False)
             raise NbtextError("no messages to learn from")
         try:
             updated = update(model, documents, remove=unlearn)

@@ -792,6 +792,20 @@ def test_a_merge_of_filters_counts_what_each_learned(filter_model, mail_root, tm
     assert said[-2] == "learned since (nbtext learn, net of unlearn): +7 spam, +4 ham"
 
 
+def test_learn_says_why_it_had_no_message_to_learn(filter_model, tmp_path):
+    """learn given only a file that is no text said "no messages to learn from", and not that
+    it had skipped the file, or why; given /dev/null, "no such file or folder"."""
+    model = tmp_path / "f.joblib"
+    shutil.copy(filter_model, model)
+    program = Path(shutil.which("ls") or "/bin/ls")
+    assert run(["learn", model, "--spam", program], expect=1).stderr == (
+        "read 0 documents\n1 skipped: not text (binary data: NUL bytes side by side, as no text has)\n"
+        "Error: no messages to learn from\n")
+    assert run(["learn", model, "--ham", os.devnull], expect=1).stderr == (
+        f"Error: {os.devnull}: neither a file nor a folder, so no message to read\n")
+    assert model.read_bytes() == filter_model.read_bytes()
+
+
 def test_unlearning_every_message_of_a_class_is_refused(filter_model, mail_root, tmp_path):
     """Taking back all 300 spam the filter was trained on wrote a filter with no spam class, on
     which `filter` then died with a traceback; taking back every message failed with the

@@ -549,6 +549,8 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
             yield from message_files(entries, report)
     elif os.path.isfile(path):
         yield from message_files([(path, None, 0)], report)
+    elif os.path.exists(path):  # /dev/null, a socket: "no such file" would send the user looking for it
+        raise DataError(f"{path}: neither a file nor a folder, so no message to read")
     else:
         raise not_found(path)
 
