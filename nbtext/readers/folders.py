@@ -182,9 +182,11 @@ def read_files(
         if raw is not None:
             if holds_mbox_messages(raw):
                 report.mboxes_read_whole.append(path)
-            elif label is not None and mail_classes.setdefault(label, is_stored_message(raw)) \
-                    and is_stored_message(raw):
-                report.mail_read_as_text.append(path)
+            elif label is not None and mail_classes.get(label, True):  # its class's first file, or a class of mail
+                stored = is_stored_message(raw)
+                mail_classes.setdefault(label, stored)
+                if stored:
+                    report.mail_read_as_text.append(path)
             text, replaced, marked, page = decode_file(raw, encoding)
             yield report.add(Document(text, label, path), replaced=replaced, marked=marked, page=page)
         if progress is not None:

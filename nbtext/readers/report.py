@@ -414,13 +414,14 @@ _NOT_TEXT_KINDS = [*(kind for _, kind in _BINARY),
 def not_text(head: bytes) -> str | None:
     """What a file is whose first bytes are ``head`` (its first ``WIDE_HEAD``, or as many as
     there are), where they show it is no text: an image, a PDF, an old Office document, a
-    compressed file, a tar archive, or a pickle (an nbtext model); or any other binary file (a program, a
-    database, a font, a sound), which has NUL bytes side by side, as no text but UTF-16 or
-    UTF-32 has. A lone NUL is text's still: 44 of Enron's spams have some, never two side by side.
+    compressed file, a tar archive, or a pickle (an nbtext model); or any other binary file
+    (a program, a database, a font, a sound), which has NUL bytes side by side, as no text
+    but UTF-16 or UTF-32 has. A lone NUL is text's still: 44 of Enron's spams have some,
+    never two side by side.
 
     >>> not_text(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00"), not_text(b"\\x1f\\x8b\\x08"), not_text(b"Subject: PNG")
     ('a PNG image', 'gzip-compressed; zcat writes its text', None)
-    >>> not_text(b"SQLite format 3\\x00\\x10\\x00\\x01\\x01\\x00@  \\x00\\x00\\x00\\x02"), not_text("caf\u00e9".encode("utf-16-le"))
+    >>> not_text(b"SQLite format 3\\x00\\x10\\x00\\x00"), not_text("caf\u00e9".encode("utf-16-le"))
     ('binary data: NUL bytes side by side, as no text has', None)
     """
     found = _NOT_TEXT.match(head)
