@@ -226,7 +226,6 @@ def _broken(part: email.message.Message) -> bool:
     return any(not isinstance(d, email.errors.MissingHeaderBodySeparatorDefect) for d in part.defects)
 
 
-#: An HTML page's own charset, in a meta tag near its start (where browsers look, the first 1,024 bytes).
 def header_tokens(name: str, values: Sequence[object], charset: str | None = None) -> list[str]:
     """Header words prefixed with the header's name: ``subject_free``, ``from_example_com``.
 
