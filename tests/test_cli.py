@@ -123,8 +123,8 @@ def test_eval_errors_on_a_real_corpus_are_the_matrix_errors_and_predict_explains
 
 def test_a_class_named_in_other_letter_case_is_pointed_out(tmp_path):
     """A test folder named Billing beside a model's billing is a label the model never saw:
-    eval said so and no more, and the user read 0% recall as a bad model. eval, an update and
-    a merge now say that the two names differ only in case."""
+    eval said so and no more, and the user read 0% recall as a bad model. eval and an update
+    now say that the two names differ only in case, as a merge does (test_training)."""
     (tmp_path / "test").mkdir()
     for label in ("Billing", "shipping", "technical"):
         (tmp_path / "test" / label).symlink_to(TICKETS / "test" / label.lower())

@@ -110,7 +110,7 @@ def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model)
 
 
 def test_other_binary_files_are_skipped_by_their_nul_bytes(tickets_model, tmp_path):
-    """A program, a database, a font or a sound in a class folder was read as text, its bytes
+    """A program, a database or a sound in a class folder was read as text, its bytes
     decoded with replacement, and gave its class words such as "elf" and "sqlite";
     piped into predict, a PDF was three lines, each given a label. Their NUL bytes side by
     side, which no text has but UTF-16's, now say they are no text; a lone NUL does not
@@ -128,7 +128,9 @@ def test_other_binary_files_are_skipped_by_their_nul_bytes(tickets_model, tmp_pa
         db.execute("insert into notes values ('refund my invoice')")
         db.commit()
     with wave.open(str(data / "billing" / "call.wav"), "wb") as sound:
-        sound.setnchannels(1), sound.setsampwidth(2), sound.setframerate(8000)
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(8000)
         sound.writeframes(bytes(range(256)) * 32)
     (data / "shipping").mkdir()
     nul_spams = [path for path in sorted((corpus_path("enron-spam") / "enron3" / "spam").iterdir())
