@@ -96,7 +96,8 @@ def input_options(command: Callable) -> Callable:
     decorators = [
         click.option("--input-format", type=click.Choice(INPUT_FORMATS),
                      help="How to read DATA (default: a folder, or from the file name or first line; "
-                          "mail formats: email = one RFC 822 message per file, mbox, maildir)."),
+                          "mail formats: email = one RFC 822 message per file, mbox, maildir; mbox files, "
+                          "maildirs and .eml files are mail untold)."),
         click.option("--encoding", default="utf-8", show_default=True,
                      help="Encoding of the documents; invalid bytes are replaced and counted."),
         click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry."),
