@@ -114,7 +114,8 @@ def test_other_binary_files_are_skipped_by_their_nul_bytes(tickets_model, tmp_pa
     decoded with replacement, and gave its class words such as "elf" and "sqlite";
     piped into predict, a PDF was three lines, each given a label. Their NUL bytes side by
     side, which no text has but UTF-16's, now say they are no text; a lone NUL does not
-    (Enron's spams keep theirs), nor does UTF-16 without a mark, which is read as text."""
+    (Enron's spams keep theirs), nor do the NULs that pad a text a crash cut short, nor does
+    UTF-16 without a mark, which is read as text."""
     import contextlib
     import shutil
     import sqlite3
@@ -138,11 +139,12 @@ def test_other_binary_files_are_skipped_by_their_nul_bytes(tickets_model, tmp_pa
     for path in nul_spams:
         shutil.copy(path, data / "shipping" / path.name)
     (data / "shipping" / "wide.txt").write_bytes("my parcel never arrived".encode("utf-16-le"))
+    (data / "shipping" / "padded.txt").write_bytes(b"where is my parcel?\n" + bytes(4096))  # as a crash leaves it
     result = run(["train", data, "-o", tmp_path / "m", "-v"])
     binary = "binary data: NUL bytes side by side, as no text has"
     assert f"\n3 skipped: not text ({binary})\n  {data / 'billing' / 'call.wav'}\n  {data / 'billing' / 'ls'}\n" \
            f"  {data / 'billing' / 'notes.db'}\n" in result.stderr
-    assert result.stderr.startswith(f"read {81 + len(nul_spams) + 1} documents\n")
+    assert result.stderr.startswith(f"read {81 + len(nul_spams) + 2} documents\n")
     assert len(nul_spams) == 11
     pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"
     for piped, kind in ((pdf, "a PDF document"), ((data / "billing" / "ls").read_bytes(), binary)):

@@ -417,18 +417,24 @@ def not_text(head: bytes) -> str | None:
     compressed file, a tar archive, or a pickle (an nbtext model); or any other binary file
     (a program, a database, a font, a sound), which has NUL bytes side by side, as no text
     but UTF-16 or UTF-32 has. A lone NUL is text's still: 44 of Enron's spams have some,
-    never two side by side.
+    never two side by side; and so is text that NULs end, as a file cut short by a crash
+    is padded (a file that starts with them is none).
 
     >>> not_text(b"\\x89PNG\\r\\n\\x1a\\n\\x00\\x00"), not_text(b"\\x1f\\x8b\\x08"), not_text(b"Subject: PNG")
     ('a PNG image', 'gzip-compressed; zcat writes its text', None)
-    >>> not_text(b"SQLite format 3\\x00\\x10\\x00\\x00"), not_text("caf\u00e9".encode("utf-16-le"))
+    >>> not_text(b"SQLite format 3\\x00\\x10\\x00\\x00\\x01"), not_text("caf\u00e9".encode("utf-16-le"))
     ('binary data: NUL bytes side by side, as no text has', None)
+    >>> not_text(b"lunch at noon?\\n" + bytes(100)), not_text(bytes(100))
+    (None, 'binary data: NUL bytes side by side, as no text has')
     """
     found = _NOT_TEXT.match(head)
     if found is None:
         if head[257:262] == b"ustar":  # a tar header's magic
             return "a tar archive; tar xf unpacks it"
-        return BINARY if head.find(b"\0\0", 0, WIDE_HEAD) >= 0 and not narrows(head[:WIDE_HEAD]) else None
+        pair = head.find(b"\0\0", 0, WIDE_HEAD)
+        if pair < 0 or (pair and not head[pair:WIDE_HEAD].strip(b"\0")):  # text, or text padded with NULs
+            return None
+        return None if narrows(head[:WIDE_HEAD]) else BINARY
     assert found.lastindex is not None  # each alternative is a group of its own
     return _NOT_TEXT_KINDS[found.lastindex - 1]
 
