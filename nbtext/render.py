@@ -133,10 +133,11 @@ def label_twins(labels: Iterable[str], classes: Iterable[str], owner: str = "the
         by_key.setdefault(key(name), []).append(name)
     lines, told = [], set()
     for label in labels:
-        twins = [name for name in by_key.get(key(label), []) if name != label]
-        if not twins or key(label) in told:
+        same = key(label)
+        twins = [name for name in by_key.get(same, []) if name != label]
+        if not twins or same in told:
             continue
-        told.add(key(label))
+        told.add(same)
         twin = twins[0]
         if unicodedata.normalize("NFC", label) == unicodedata.normalize("NFC", twin):
             lines.append(f"{tsv_field(label)} and {owner}{tsv_field(twin)} are one name written in two Unicode "

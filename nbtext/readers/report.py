@@ -444,10 +444,9 @@ def file_not_text(head: bytes, path: str) -> str | None:
     ``not_text`` says; a compressed archive of files is named as one, with the command that
     unpacks it (zcat would write a tar archive)."""
     kind = not_text(head)
-    if kind is not None:
-        for magic, tool, _ in _COMPRESSED:
-            if magic.match(head) and (archive := archive_of(path, tool)) is not None:
-                return f"{archive}; {_UNPACK[tool]} unpacks it"
+    if kind is not None and (archive := archive_of(path, head)) is not None:
+        what, unpack = archive
+        return f"{what}; {unpack} unpacks it"
     return kind
 
 
@@ -461,36 +460,36 @@ def check_not_compressed(head: bytes, source: str) -> None:
     """
     for magic, tool, command in _COMPRESSED:
         if magic.match(head):
-            archive = None if source == "<stdin>" else archive_of(source, tool)
+            archive = None if source == "<stdin>" else archive_of(source, head)
             if archive is not None:
-                raise DataError(f"{source}: {archive}, not text: unpack it ({_UNPACK[tool]} {shlex.quote(source)}) "
-                                "and give the folder it makes as DATA")
+                what, unpack = archive
+                raise DataError(f"{source}: {what}, not text: unpack it ({unpack} {shlex.quote(source)}) and give "
+                                "the folder it makes as DATA")
             fix = (f"decompress it in the pipe: {command} FILE | nbtext ..." if source == "<stdin>" else
                    f"decompress it first ({command} {shlex.quote(source)} writes its text)")
             raise DataError(f"{source}: {tool}-compressed, not text; {fix}")
 
 
-#: How an archive of each kind is unpacked (GNU and BSD tar tell the compression themselves).
-_UNPACK = {"zip": "unzip", "gzip": "tar xf", "bzip2": "tar xf", "xz": "tar xf", "zstd": "tar xf"}
-
-
-def archive_of(path: str, tool: str) -> str | None:
-    """What the ``tool``-compressed file ``path`` is where it is an archive of files, as corpora
-    come (``20news-bydate.tar.gz``), not one compressed text: a zip of more than one file or
-    of a folder, or a tar archive, compressed (a tar header names ``ustar`` at byte 257)."""
+def archive_of(path: str, head: bytes) -> tuple[str, str] | None:
+    """What the file ``path``, whose first bytes are ``head``, is, and the command that unpacks
+    it, where it is a compressed archive of files, as corpora come (``20news-bydate.tar.gz``),
+    not one compressed text: a zip of more than one file or of a folder, or a tar archive
+    under gzip, bzip2 or xz (a tar header names ``ustar`` at byte 257). GNU and BSD tar tell
+    the compression themselves."""
     import zipfile
 
+    tool = next((tool for magic, tool, _ in _COMPRESSED if magic.match(head)), None)
     try:
         if tool == "zip":
             with zipfile.ZipFile(path) as archive:
                 members = archive.infolist()
             files = sum(not member.is_dir() for member in members)
-            return f"a zip archive of {files:,} {plural(files, 'file')}" if len(members) > 1 else None
+            return (f"a zip archive of {files:,} {plural(files, 'file')}", "unzip") if len(members) > 1 else None
         if tool not in _DECOMPRESSING:
             return None
         with importlib.import_module(_DECOMPRESSING[tool]).open(path) as stream:
             start = stream.read(512)
-        return f"a tar archive, {tool}-compressed" if start[257:262] == b"ustar" else None
+        return (f"a tar archive, {tool}-compressed", "tar xf") if start[257:262] == b"ustar" else None
     except (OSError, EOFError, ValueError, zipfile.BadZipFile):  # cut short, or not what its start says
         return None
 
