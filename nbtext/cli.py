@@ -879,7 +879,10 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
     others. --format json prints one object with accuracy, macro_f1, log_loss, ece,
     reliability, labels, per_class, confusion_matrix and n_documents (with --cv: the mean and
     standard deviation over the folds), seen_in_training and unseen_accuracy, and for a
-    filter, filter.
+    filter, filter. Where texts come under several labels (a copy in each class folder),
+    each copy is scored against its own label, and the accuracy that counts an answer right
+    for any of its text's labels is given too, over the distinct texts (multi_label_texts,
+    distinct_texts, any_label_accuracy; not with --cv, whose folds split the copies).
 
     \b
     Example:
@@ -974,6 +977,10 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
         # The read report took each document's digest as it was read, here and in order.
         seen = np.isin(np.array(read_report.texts, dtype=np.uint64), model.texts)
         report.update(seen_and_unseen(right_answers(y_true, log_proba, model.classes), seen))
+    relabelled = read_report.repeated()[1]
+    if relabelled:  # a text's copies under its several labels all get one answer: right for one at most
+        predicted = np.asarray(model.classes, dtype=object)[np.argmax(log_proba, axis=1)]
+        report.update(multi_label_texts=relabelled, **read_report.any_label(predicted))
     if spam_filter is not None:
         report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
                                               np.array(y_true) == spam_filter.label)

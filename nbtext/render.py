@@ -304,6 +304,12 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
               f"log loss {loss_text}   documents {report['n_documents']:,}", soft_wrap=True)
     if report.get("seen_in_training"):
         out.print(_seen_line(report, "are in the model's training data (the same text)"), soft_wrap=True)
+    if report.get("multi_label_texts"):
+        texts = report["multi_label_texts"]
+        out.print(f"{texts:,} {'text has' if texts == 1 else 'texts have'} more than one label, and each copy is "
+                  "scored against its own, so one answer is right for one of them at most: counted right for any "
+                  f"of its text's labels, accuracy over the {report['distinct_texts']:,} distinct texts "
+                  f"{report['any_label_accuracy']:.4f}", soft_wrap=True)
     if report["n_unknown_label"]:
         unknown = report["n_unknown_label"]
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())

@@ -135,6 +135,40 @@ def test_eval_tells_the_documents_the_model_was_trained_on(tmp_path):
     assert "seen_in_training" not in old and "unseen_accuracy" not in old
 
 
+def test_eval_of_a_multi_label_corpus_also_counts_an_answer_right_for_any_label(tmp_path):
+    """Reuters' ModApte90 copies each article into a folder per topic: 3,744 test files, 3,007
+    distinct texts, 433 of them under several topics (the corpus notes count 3,019 articles:
+    a few share a text). Each copy is scored against its own topic, so a text under wheat and
+    grain answered grain is one error; eval also gives the accuracy over the distinct texts
+    that counts an answer right for any of its text's topics, as the files and predict's
+    answers give it."""
+    root = corpus_path("reuters21578") / "ModApte90"
+    run(["train", root / "train", "-o", tmp_path / "m.joblib"])
+    report = json.loads(run(["eval", tmp_path / "m.joblib", root / "test", "--format", "json"]).stdout)
+    topics: dict[bytes, set[str]] = {}
+    answers: dict[bytes, set[str]] = {}
+    for line in run(["predict", tmp_path / "m.joblib", root / "test"]).stdout.splitlines():
+        path, answer = line.split("\t")
+        text = Path(path).read_bytes()
+        topics.setdefault(text, set()).add(Path(path).parent.name)
+        answers.setdefault(text, set()).add(answer)
+    assert all(len(answer) == 1 for answer in answers.values())  # every copy of a text, one answer
+    right = sum(answers[text] <= labels for text, labels in topics.items())
+    assert report["n_documents"] == 3744
+    assert report["multi_label_texts"] == sum(len(labels) > 1 for labels in topics.values()) == 433
+    assert report["distinct_texts"] == len(topics) == 3007
+    assert report["any_label_accuracy"] == right / len(topics)
+    assert report["any_label_accuracy"] > report["accuracy"] + 0.1
+    said = run(["eval", tmp_path / "m.joblib", root / "test"]).stdout.splitlines()
+    assert said[2] == ("433 texts have more than one label, and each copy is scored against its own, so one answer is "
+                       "right for one of them at most: counted right for any of its text's labels, accuracy over the "
+                       f"3,007 distinct texts {report['any_label_accuracy']:.4f}")
+    r8 = corpus_path("reuters21578") / "R8"  # single-label: nothing more to say
+    run(["train", r8 / "train", "-o", tmp_path / "r8.joblib"])
+    assert "any_label_accuracy" not in json.loads(run(["eval", tmp_path / "r8.joblib", r8 / "test", "--format",
+                                                       "json"]).stdout)
+
+
 @pytest.mark.parametrize("name", ["sms-spam", "enron1"])
 def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_path):
     """`eval --cv` counts the documents whose fold was scored by a model trained on their

@@ -11,6 +11,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import DataError
 from .html import html_charset, html_to_text, is_page
@@ -146,6 +147,20 @@ class ReadReport:
         _, first = np.unique(np.frombuffer(self.labelled_texts, dtype=np.uint64), return_index=True)
         _, labels = np.unique(texts[first], return_counts=True)
         return len(texts) - len(np.unique(texts)), int((labels > 1).sum())
+
+    def any_label(self, predicted: Sequence[str]) -> dict[str, Any]:
+        """How often ``predicted`` (a label for each labelled document read, in order) is one of
+        the labels its text came with, under this copy or another: over the distinct texts, as
+        each copy of a text gets the same answer. Where texts come with several labels, each copy
+        is scored against its own, and one answer can be right for only one of them; this is the
+        accuracy that counts it right for any (a multi-label corpus's precision at 1)."""
+        import numpy as np
+
+        texts = np.frombuffer(self.texts, dtype=np.uint64)
+        answers = texts ^ np.array([_label_digest(label) for label in predicted], dtype=np.uint64)
+        right = np.isin(answers, np.frombuffer(self.labelled_texts, dtype=np.uint64))
+        _, first = np.unique(texts, return_index=True)
+        return {"distinct_texts": len(first), "any_label_accuracy": float(right[first].mean())}
 
     def skip(self, reason: str, source: str) -> None:
         """Count one entry that is not a document, with the reason."""
