@@ -722,6 +722,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         held_out = f"{held['n_documents']:,} {plural(held['n_documents'], 'document')}"
         click.echo(f"held-out accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f} on {held_out} "
                    f"({test_split:.0%}, seed {seed}); the model is trained on the rest", err=True)
+        if held["seen_in_training"]:
+            click.echo(render.held_copies_line(held), err=True)
         if untested := render.untested_classes(model.summary["held_out"]):
             click.echo(untested, err=True)
 
@@ -756,7 +758,7 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     (in this process, in order)."""
     import numpy as np
 
-    from .metrics import evaluate
+    from .metrics import evaluate, right_answers, seen_and_unseen
     from .model import trained_texts
     from .training import train as train_model
     from .tuning import held_out
@@ -765,14 +767,19 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     kept = [doc for doc, out in zip(documents, mask) if not out]
     test = [doc for doc, out in zip(documents, mask) if out]
     model = train_model(kept, analyzer=analyzer, settings=settings, summary=summary, **weighting)
-    model.texts = trained_texts(np.array(read_report.texts, dtype=np.uint64)[~mask])
-    report = evaluate([d.label for d in test], model.predict_log_proba([d.text for d in test]), model.classes)
+    texts = np.array(read_report.texts, dtype=np.uint64)
+    model.texts = trained_texts(texts[~mask])
+    y_true, log_proba = [d.label for d in test], model.predict_log_proba([d.text for d in test])
+    report = evaluate(y_true, log_proba, model.classes)
+    # A held-out document with a copy among the kept ones scores as one the model learnt by heart.
+    report.update(seen_and_unseen(right_answers(y_true, log_proba, model.classes), np.isin(texts[mask], model.texts)))
     tested = {doc.label for doc in test}
     untested = {label: n for label, n in sorted(collections.Counter(doc.label for doc in documents).items())
                 if label not in tested}
     model.summary["held_out"] = {"fraction": fraction, "seed": seed, "accuracy": report["accuracy"],
                                  "macro_f1": report["macro_f1"], "n_documents": report["n_documents"],
-                                 "untested": untested}
+                                 "untested": untested, "seen_in_training": report["seen_in_training"],
+                                 "unseen_accuracy": report["unseen_accuracy"]}
     return model, report
 
 

@@ -218,6 +218,8 @@ def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str
     if held:
         print(f"held out when trained: {held['n_documents']:,} documents ({held['fraction']:g}, seed {held['seed']}), "
               f"accuracy {held['accuracy']:.4f}, macro F1 {held['macro_f1']:.4f}", file=file)
+        if held.get("seen_in_training"):  # model files written before it was counted have none
+            print(held_copies_line(held), file=file)
         if untested := untested_classes(held):
             print(untested, file=file)
     tuned = summary.get("tuned")
@@ -376,6 +378,12 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
     print(f"{figures}   ({k}-fold stratified, seed {seed})", file=file)
     if summary.get("seen_in_training"):
         print(copies_line(summary), file=file)
+
+
+def held_copies_line(held: dict[str, Any]) -> str:
+    """How many held-out documents (of ``--test-split``) have the text of one the model is
+    trained on, and the accuracy on the others."""
+    return _seen_line(held, "held out have the text of one the model is trained on")
 
 
 def copies_line(summary: dict[str, Any]) -> str:

@@ -1202,10 +1202,12 @@ def test_classes_too_small_for_a_test_split_are_named_as_untested(tmp_path):
     r52 = corpus_path("reuters21578") / "R52" / "train"
     notice = "not tested: 4 classes too small to hold out a document at 20% (jet 2, platinum 1, potato 2, tea 2)"
     stderr = run(["train", r52, "-o", tmp_path / "m", "--test-split", "0.2"]).stderr.splitlines()
-    assert stderr[-2].startswith("held-out accuracy 0.9") and " on 1,306 documents (20%, seed 0);" in stderr[-2]
+    assert stderr[-3].startswith("held-out accuracy 0.9") and " on 1,306 documents (20%, seed 0);" in stderr[-3]
+    assert stderr[-2].startswith("28 of the 1,306 documents held out have the text of one the model is trained on")
     assert stderr[-1] == notice
     info = run(["info", tmp_path / "m"]).stdout.splitlines()
-    assert info[info.index(notice) - 1].startswith("held out when trained: 1,306 documents (0.2, seed 0)")
+    assert info[info.index(notice) - 2].startswith("held out when trained: 1,306 documents (0.2, seed 0)")
+    assert info[info.index(notice) - 1] == stderr[-2]
     stderr = run(["train", r52, "-o", tmp_path / "m", "--test-split", "0.5"]).stderr.splitlines()
     assert stderr[-1] == "not tested: 1 class too small to hold out a document at 50% (platinum 1)"
 

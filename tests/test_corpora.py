@@ -169,6 +169,28 @@ def test_eval_of_a_multi_label_corpus_also_counts_an_answer_right_for_any_label(
                                                        "json"]).stdout)
 
 
+def test_a_test_split_tells_the_held_out_documents_with_a_copy_trained_on(tmp_path):
+    """SMS spam repeats 403 texts: at --test-split 0.2, 112 of the 1,114 messages held out
+    have their very text among those trained on. train counts them, with the accuracy on the
+    others, as the texts and the model's own answers give them; nbtext info repeats it."""
+    from nbtext.model import Model
+    from nbtext.tuning import held_out
+
+    data = corpus_path("sms-spam") / "SMSSpamCollection"
+    said = run(["train", data, "-o", tmp_path / "m.joblib", "--test-split", "0.2"]).stderr.splitlines()
+    documents = list(LabelledCorpus([str(data)]))
+    out = held_out([doc.label for doc in documents], 0.2, 0)
+    trained = {doc.text for doc, held in zip(documents, out) if not held}
+    unseen = [doc for doc, held in zip(documents, out) if held and doc.text not in trained]
+    answers = Model.load(tmp_path / "m.joblib").predict([doc.text for doc in unseen])
+    accuracy = np.mean([doc.label == label for doc, label in zip(unseen, answers)])
+    assert out.sum() - len(unseen) == 112
+    line = f"112 of the 1,114 documents held out have the text of one the model is trained on: accuracy on the " \
+           f"other {len(unseen):,} {accuracy:.4f}"
+    assert said[-1] == line
+    assert line in run(["info", tmp_path / "m.joblib"]).stdout.splitlines()
+
+
 @pytest.mark.parametrize("name", ["sms-spam", "enron1"])
 def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_path):
     """`eval --cv` counts the documents whose fold was scored by a model trained on their
