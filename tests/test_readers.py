@@ -16,7 +16,7 @@ from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
 from nbtext.readers.report import not_text, unmarked_wide
 
-from .conftest import SHARED_GET, TICKETS, corpus_path, in_bash, run
+from .conftest import REPO, SHARED_GET, TICKETS, corpus_path, in_bash, run
 
 
 def test_folder_per_class_skips_and_counts_what_is_not_a_document(tmp_path, tickets_model):
@@ -458,6 +458,64 @@ def test_an_archive_of_a_corpus_says_to_unpack_it(tmp_path):
                     "documents\n"
     unpacked = in_bash(f"tar xf {tmp_path / 'tickets.tar'} && nbtext train train -o m", cwd=tmp_path)  # as told
     assert unpacked.returncode == 0 and unpacked.stderr.startswith("read 243 documents\n")
+
+
+#: The office documents and e-book tests/golden/office/make.sh wrote with pandoc and LibreOffice.
+OFFICE = REPO / "tests" / "golden" / "office"
+#: What nbtext says each is, and how to get its text, given as DATA.
+GIVEN_OFFICE = {
+    "ticket.docx": "a Word document, not text: convert it first (pandoc -t plain ticket.docx -o ticket.txt)",
+    "ticket.odt": "an OpenDocument text, not text: convert it first (pandoc -t plain ticket.odt -o ticket.txt)",
+    "ticket.epub": "an EPUB book, not text: convert it first (pandoc -t plain ticket.epub -o ticket.txt)",
+    "ticket.pptx": "a PowerPoint presentation, not text: export its text first",
+    **{f"tickets.{kind}": f"{what}, not text: save it as CSV (libreoffice --headless --convert-to 'csv:Text - txt - "
+                          f"csv (StarCalc):44,34,76' tickets.{kind} writes tickets.csv, of its first sheet) and give "
+                          "that as DATA" for kind, what in (("xlsx", "an Excel workbook"),
+                                                            ("ods", "an OpenDocument spreadsheet"))},
+}
+
+
+def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_path, monkeypatch):
+    """A Word document, a workbook or an e-book is a zip archive of XML, and nbtext said to
+    unzip one and give the folder it makes, which holds no text but markup. Each is now
+    named, given as DATA or met in a class folder (skipped and counted), with the command
+    that gives its text, or its table as CSV; where pandoc and LibreOffice are here, that
+    command, run as given, makes a file nbtext reads, with no byte replaced."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)  # each file named as a user in its folder names it
+    for name, said in GIVEN_OFFICE.items():
+        shutil.copy(OFFICE / name, name)
+        assert run(["train", name, "-o", "m"], expect=1).stderr == f"Error: {name}: {said}\n"
+    (tmp_path / "data" / "billing").mkdir(parents=True)
+    (tmp_path / "data" / "shipping").symlink_to(TICKETS / "train" / "shipping")
+    for name in GIVEN_OFFICE:
+        (tmp_path / "data" / "billing" / name).symlink_to(OFFICE / name)
+    (tmp_path / "data" / "billing" / "1.txt").write_text("my invoice is wrong")
+    said = run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr.splitlines()
+    assert said[0] == "read 82 documents"
+    assert [line for line in said if "skipped" in line] == [
+                        "1 skipped: not text (a PowerPoint presentation)",
+                        "1 skipped: not text (a Word document; pandoc -t plain converts it to text)",
+                        "1 skipped: not text (an EPUB book; pandoc -t plain converts it to text)",
+                        "1 skipped: not text (an Excel workbook; libreoffice --headless --convert-to 'csv:Text - txt - "
+                        "csv (StarCalc):44,34,76' saves it as CSV)",
+                        "1 skipped: not text (an OpenDocument spreadsheet; libreoffice --headless --convert-to 'csv:Text "
+                        "- txt - csv (StarCalc):44,34,76' saves it as CSV)",
+                        "1 skipped: not text (an OpenDocument text; pandoc -t plain converts it to text)"]
+    for name, said in GIVEN_OFFICE.items():
+        tool = "pandoc" if "pandoc" in said else "libreoffice" if "libreoffice" in said else None
+        if tool is None or shutil.which(tool) is None:
+            continue
+        command = said.split("(", 1)[1].split(" writes ")[0].removesuffix(")")  # as a user would copy it
+        made = tmp_path / ("tickets.csv" if tool == "libreoffice" else "ticket.txt")
+        made.unlink(missing_ok=True)
+        assert in_bash(command, cwd=tmp_path).returncode == 0 and made.exists(), command
+        if tool == "pandoc":
+            assert made.read_text().endswith("Refund\n\nMy invoice is wrong and I was charged twice.\n")
+            continue
+        read = run(["train", made, "-o", "m"]).stderr.splitlines()
+        assert read[0] == "read 2 documents" and read[1].startswith("trained complement Naive Bayes on 2 documents")
 
 
 def test_bad_json_and_unknown_formats(tmp_path):

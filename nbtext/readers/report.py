@@ -5,13 +5,14 @@ from __future__ import annotations
 import codecs
 import functools
 import importlib
+import os
 import re
 import shlex
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import DataError
 from .html import html_charset, html_to_text, is_page
@@ -457,11 +458,11 @@ def not_text(head: bytes) -> str | None:
 def file_not_text(head: bytes, path: str) -> str | None:
     """What the file ``path`` is, whose first bytes are ``head``, where it is no text, as
     ``not_text`` says; a compressed archive of files is named as one, with the command that
-    unpacks it (zcat would write a tar archive)."""
+    unpacks it (zcat would write a tar archive), and so is an office document or e-book, with
+    the command that converts it (each is a zip archive)."""
     kind = not_text(head)
-    if kind is not None and (archive := archive_of(path, head)) is not None:
-        what, unpack = archive
-        return f"{what}; {unpack} unpacks it"
+    if kind is not None and (packed := packed_as(path, head)) is not None:
+        return f"{packed.what}; {packed.fix}" if packed.fix else packed.what
     return kind
 
 
@@ -475,22 +476,36 @@ def check_not_compressed(head: bytes, source: str) -> None:
     """
     for magic, tool, command in _COMPRESSED:
         if magic.match(head):
-            archive = None if source == "<stdin>" else archive_of(source, head)
-            if archive is not None:
-                what, unpack = archive
-                raise DataError(f"{source}: {what}, not text: unpack it ({unpack} {shlex.quote(source)}) and give "
-                                "the folder it makes as DATA")
+            packed = None if source == "<stdin>" else packed_as(source, head)
+            if packed is not None:
+                raise DataError(f"{source}: {packed.what}, not text: {packed.fix_given(source)}")
             fix = (f"decompress it in the pipe: {command} FILE | nbtext ..." if source == "<stdin>" else
                    f"decompress it first ({command} {shlex.quote(source)} writes its text)")
             raise DataError(f"{source}: {tool}-compressed, not text; {fix}")
 
 
-def archive_of(path: str, head: bytes) -> tuple[str, str] | None:
-    """What the file ``path``, whose first bytes are ``head``, is, and the command that unpacks
-    it, where it is a compressed archive of files, as corpora come (``20news-bydate.tar.gz``),
+class Packed(NamedTuple):
+    """A file that holds more than one text, or text in another format's markup: what it is,
+    how to get text from it where it is one file of a folder (``fix``, "" if there is no one
+    way), and ``given``, the same where it is given as DATA (``{file}`` its path, ``{base}``
+    that without its extension, ``{stem}`` the file's name without it)."""
+
+    what: str
+    fix: str
+    given: str
+
+    def fix_given(self, path: str) -> str:
+        base = os.path.splitext(path)[0]
+        return self.given.format(file=shlex.quote(path), base=shlex.quote(base),
+                                 stem=shlex.quote(os.path.basename(base)))
+
+
+def packed_as(path: str, head: bytes) -> Packed | None:
+    """What the file ``path``, whose first bytes are ``head``, is, and how to get its text,
+    where it is a compressed archive of files, as corpora come (``20news-bydate.tar.gz``),
     not one compressed text: a zip of more than one file or of a folder, or a tar archive
-    under gzip, bzip2 or xz (a tar header names ``ustar`` at byte 257). GNU and BSD tar tell
-    the compression themselves."""
+    under gzip, bzip2 or xz (a tar header names ``ustar`` at byte 257; GNU and BSD tar tell
+    the compression themselves); or an office document or e-book, zips of XML too."""
     import zipfile
 
     tool = next((tool for magic, tool, _ in _COMPRESSED if magic.match(head)), None)
@@ -498,15 +513,55 @@ def archive_of(path: str, head: bytes) -> tuple[str, str] | None:
         if tool == "zip":
             with zipfile.ZipFile(path) as archive:
                 members = archive.infolist()
+                office = _office_kind(archive)
+            if office is not None:
+                return office
             files = sum(not member.is_dir() for member in members)
-            return (f"a zip archive of {files:,} {plural(files, 'file')}", "unzip") if len(members) > 1 else None
+            return Packed(f"a zip archive of {files:,} {plural(files, 'file')}", "unzip unpacks it", _UNPACK.format(
+                unpack="unzip")) if len(members) > 1 else None
         if tool not in _DECOMPRESSING:
             return None
         with importlib.import_module(_DECOMPRESSING[tool]).open(path) as stream:
             start = stream.read(512)
-        return (f"a tar archive, {tool}-compressed", "tar xf") if start[257:262] == b"ustar" else None
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile):  # cut short, or not what its start says
+        if start[257:262] != b"ustar":
+            return None
+        return Packed(f"a tar archive, {tool}-compressed", "tar xf unpacks it", _UNPACK.format(unpack="tar xf"))
+    # Cut short, or not what its start says; or a member zipfile cannot read (encrypted, or an
+    # unknown compression).
+    except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError, zipfile.BadZipFile):
         return None
+
+
+#: An archive given as DATA: how to unpack it.
+_UNPACK = "unpack it ({unpack} {{file}}) and give the folder it makes as DATA"
+#: How to get the text of an office document or e-book: as a folder's file, and given as DATA.
+_DOCUMENT = ("pandoc -t plain converts it to text", "convert it first (pandoc -t plain {file} -o {base}.txt)")
+#: LibreOffice writes CSV in the locale's character set unless told UTF-8 (76; 44 and 34: comma and quote).
+_TO_CSV = "libreoffice --headless --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76'"
+_SHEET = (f"{_TO_CSV} saves it as CSV",
+          f"save it as CSV ({_TO_CSV} {{file}} writes {{stem}}.csv, of its first sheet) and give that as DATA")
+_SLIDES = ("", "export its text first")
+#: Office Open XML files by the part that only their kind has, OpenDocument files and EPUB
+#: books by the media type their first member, ``mimetype``, holds.
+_OFFICE_PARTS = {"word/document.xml": ("a Word document", _DOCUMENT), "xl/workbook.xml": ("an Excel workbook", _SHEET),
+                 "ppt/presentation.xml": ("a PowerPoint presentation", _SLIDES)}
+_MEDIA_TYPES = {b"application/vnd.oasis.opendocument.text": ("an OpenDocument text", _DOCUMENT),
+                b"application/vnd.oasis.opendocument.spreadsheet": ("an OpenDocument spreadsheet", _SHEET),
+                b"application/vnd.oasis.opendocument.presentation": ("an OpenDocument presentation", _SLIDES),
+                b"application/epub+zip": ("an EPUB book", _DOCUMENT)}
+
+
+def _office_kind(archive) -> Packed | None:
+    """The office document or e-book the zip ``archive`` is, if it is one."""
+    names = set(archive.namelist())
+    found = next((kind for part, kind in _OFFICE_PARTS.items() if part in names), None)
+    if found is None and "mimetype" in names:
+        with archive.open("mimetype") as member:  # a few bytes: a media type, not a member made to be large
+            found = _MEDIA_TYPES.get(member.read(100).strip())
+    if found is None:
+        return None
+    what, (fix, given) = found
+    return Packed(what, fix, given)
 
 
 #: The standard library's modules that read compressed files (zstd's came only in Python 3.14).
