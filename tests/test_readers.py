@@ -97,7 +97,7 @@ def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model)
         "read 163 documents\n"  # 81 + 81 tickets and the spam with NULs
         f"1 decoded with replacement (bytes not valid utf-8)\n  {data / 'billing' / '080.txt'}\n"
         f"1 empty (kept: they still count for the class priors)\n  {data / 'shipping' / '080.txt'}\n"
-        f"1 skipped: not text (a PDF document)\n  {data / 'shipping' / 'label.pdf'}\n"
+        f"1 skipped: not text (a PDF document; pdftotext converts it to text)\n  {data / 'shipping' / 'label.pdf'}\n"
         f"1 skipped: not text (a PNG image)\n  {data / 'billing' / 'scan.png'}\n"
         f"1 skipped: not text (gzip-compressed; zcat writes its text)\n  {data / 'billing' / 'old.txt.gz'}\n")
     named = run(["predict", tickets_model, data / "billing" / "scan.png", data / "shipping" / "nul.txt"])
@@ -147,7 +147,8 @@ def test_other_binary_files_are_skipped_by_their_nul_bytes(tickets_model, tmp_pa
     assert result.stderr.startswith(f"read {81 + len(nul_spams) + 2} documents\n")
     assert len(nul_spams) == 11
     pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"
-    for piped, kind in ((pdf, "a PDF document"), ((data / "billing" / "ls").read_bytes(), binary)):
+    for piped, kind in ((pdf, "a PDF document; pdftotext converts it to text"),
+                        ((data / "billing" / "ls").read_bytes(), binary)):
         refused = run(["predict", tickets_model], input=piped, expect=1)
         assert (refused.stdout, refused.stderr) == ("", f"Error: <stdin>: not text ({kind}), so no lines of text "
                                                         "to classify\n")
@@ -460,7 +461,7 @@ def test_an_archive_of_a_corpus_says_to_unpack_it(tmp_path):
     assert unpacked.returncode == 0 and unpacked.stderr.startswith("read 243 documents\n")
 
 
-#: The office documents and e-book tests/golden/office/make.sh wrote with pandoc and LibreOffice.
+#: The office documents, e-book and PDF tests/golden/office/make.sh wrote with pandoc and LibreOffice.
 OFFICE = REPO / "tests" / "golden" / "office"
 #: What nbtext says each is, and how to get its text, given as DATA.
 GIVEN_OFFICE = {
@@ -479,8 +480,8 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
     """A Word document, a workbook or an e-book is a zip archive of XML, and nbtext said to
     unzip one and give the folder it makes, which holds no text but markup. Each is now
     named, given as DATA or met in a class folder (skipped and counted), with the command
-    that gives its text, or its table as CSV; where pandoc and LibreOffice are here, that
-    command, run as given, makes a file nbtext reads, with no byte replaced."""
+    that gives its text, or its table as CSV, and a PDF with pdftotext; where pandoc,
+    LibreOffice and pdftotext are here, that command, run as given, makes a file nbtext reads."""
     import shutil
 
     monkeypatch.chdir(tmp_path)  # each file named as a user in its folder names it
@@ -489,12 +490,13 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
         assert run(["train", name, "-o", "m"], expect=1).stderr == f"Error: {name}: {said}\n"
     (tmp_path / "data" / "billing").mkdir(parents=True)
     (tmp_path / "data" / "shipping").symlink_to(TICKETS / "train" / "shipping")
-    for name in GIVEN_OFFICE:
+    for name in [*GIVEN_OFFICE, "ticket.pdf"]:
         (tmp_path / "data" / "billing" / name).symlink_to(OFFICE / name)
     (tmp_path / "data" / "billing" / "1.txt").write_text("my invoice is wrong")
     said = run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr.splitlines()
     assert said[0] == "read 82 documents"
     assert [line for line in said if "skipped" in line] == [
+                        "1 skipped: not text (a PDF document; pdftotext converts it to text)",
                         "1 skipped: not text (a PowerPoint presentation)",
                         "1 skipped: not text (a Word document; pandoc -t plain converts it to text)",
                         "1 skipped: not text (an EPUB book; pandoc -t plain converts it to text)",
@@ -516,6 +518,9 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
             continue
         read = run(["train", made, "-o", "m"]).stderr.splitlines()
         assert read[0] == "read 2 documents" and read[1].startswith("trained complement Naive Bayes on 2 documents")
+    if shutil.which("pdftotext"):
+        assert in_bash("pdftotext ticket.pdf", cwd=tmp_path / "data" / "billing").returncode == 0
+        assert "My invoice is wrong and I was charged twice." in (tmp_path / "data" / "billing" / "ticket.txt").read_text()
 
 
 def test_bad_json_and_unknown_formats(tmp_path):
