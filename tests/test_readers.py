@@ -480,7 +480,7 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
     """A Word document, a workbook or an e-book is a zip archive of XML, and nbtext said to
     unzip one and give the folder it makes, which holds no text but markup. Each is now
     named, given as DATA or met in a class folder (skipped and counted), with the command
-    that gives its text, or its table as CSV, and a PDF with pdftotext; where pandoc,
+    that gives its text, or its table as CSV, and a PDF or RTF file with its own; where pandoc,
     LibreOffice and pdftotext are here, that command, run as given, makes a file nbtext reads."""
     import shutil
 
@@ -490,7 +490,7 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
         assert run(["train", name, "-o", "m"], expect=1).stderr == f"Error: {name}: {said}\n"
     (tmp_path / "data" / "billing").mkdir(parents=True)
     (tmp_path / "data" / "shipping").symlink_to(TICKETS / "train" / "shipping")
-    for name in [*GIVEN_OFFICE, "ticket.pdf"]:
+    for name in [*GIVEN_OFFICE, "ticket.pdf", "ticket.rtf"]:
         (tmp_path / "data" / "billing" / name).symlink_to(OFFICE / name)
     (tmp_path / "data" / "billing" / "1.txt").write_text("my invoice is wrong")
     said = run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr.splitlines()
@@ -504,7 +504,8 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
                         "csv (StarCalc):44,34,76' saves it as CSV)",
                         "1 skipped: not text (an OpenDocument spreadsheet; libreoffice --headless --convert-to 'csv:Text "
                         "- txt - csv (StarCalc):44,34,76' saves it as CSV)",
-                        "1 skipped: not text (an OpenDocument text; pandoc -t plain converts it to text)"]
+                        "1 skipped: not text (an OpenDocument text; pandoc -t plain converts it to text)",
+                        "1 skipped: not text (an RTF document; pandoc -t plain converts it to text)"]
     for name, said in GIVEN_OFFICE.items():
         tool = "pandoc" if "pandoc" in said else "libreoffice" if "libreoffice" in said else None
         if tool is None or shutil.which(tool) is None:
@@ -518,6 +519,9 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
             continue
         read = run(["train", made, "-o", "m"]).stderr.splitlines()
         assert read[0] == "read 2 documents" and read[1].startswith("trained complement Naive Bayes on 2 documents")
+    if shutil.which("pandoc"):
+        rtf = in_bash("pandoc -t plain ticket.rtf", cwd=tmp_path / "data" / "billing")
+        assert "My invoice is wrong and I was charged twice." in rtf.stdout
     if shutil.which("pdftotext"):
         assert in_bash("pdftotext ticket.pdf", cwd=tmp_path / "data" / "billing").returncode == 0
         assert "My invoice is wrong and I was charged twice." in (tmp_path / "data" / "billing" / "ticket.txt").read_text()

@@ -414,8 +414,12 @@ _COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-
 #: How other files that are no text start: read as text, they would give a class noise words.
 #: Thunderbird's index of a folder (Mork, in Inbox.msf beside the Inbox mbox) is text of a kind,
 #: but no mail: copied with the mailboxes, it was read as a message of tokens and row numbers.
+#: So is RTF (TextEdit's and WordPad's own format), whose words came with its markup's: fonttbl,
+#: froman, fcharset0, par.
 _BINARY = ((rb"\x89PNG\r\n\x1a\n", "a PNG image"), (rb"\xff\xd8\xff", "a JPEG image"), (rb"GIF8[79]a", "a GIF image"),
-           (rb"%PDF-", "a PDF document; pdftotext converts it to text"), (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),
+           (rb"%PDF-", "a PDF document; pdftotext converts it to text"),
+           (rb"\{\\rtf", "an RTF document; pandoc -t plain converts it to text"),
+           (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),
            (rb"\x80[\x02-\x05]", "a Python pickle, as an nbtext model file is"),
            (rb"// <!-- <mdb:mor", "Thunderbird's index of a mail folder, an .msf file"))
 #: Any other file whose start has NUL bytes side by side, and is no UTF-16 or UTF-32.
