@@ -196,6 +196,9 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     >>> read_grid('{"tf": ["lg"]}')
     Traceback (most recent call last):
     nbtext.errors.DataError: tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)
+    >>> read_grid('{"alpha": 0.1}')
+    Traceback (most recent call last):
+    nbtext.errors.DataError: alpha 0.1: give a list of the values to try, [0.1] for that one alone
     """
     if not spec:
         return dict(DEFAULT_GRID)
@@ -204,15 +207,25 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
         where = f"{spec}: "
         with open(spec, "rb") as file:
             spec = file.read().decode("utf-8", "replace")
-    elif not spec.lstrip().startswith("{"):  # a file name mistyped, not JSON mistyped
+    elif not spec.lstrip().startswith(("{", "[")):  # a file name mistyped, not JSON mistyped
         raise DataError(f"{spec}: no such file, nor a JSON object; e.g. '{{\"alpha\": [0.1, 1.0]}}'")
     try:
         grid = json.loads(spec)
     except json.JSONDecodeError as error:
         at = f", line {error.lineno}" if where else ""
         raise DataError(f"{where}not JSON ({error.msg}{at}); e.g. '{{\"alpha\": [0.1, 1.0]}}'") from None
-    if not isinstance(grid, dict) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
-        raise DataError("expected an object of non-empty lists")
+    if not isinstance(grid, dict) or not grid:
+        raise DataError(f"{where}expected a JSON object of settings, each with a list of values to try; e.g. "
+                        "'{\"alpha\": [0.1, 1.0]}'")
+    for key, values in grid.items():
+        if not isinstance(values, list):  # one value meant as the only one to try
+            raise DataError(f"{where}{key} {json.dumps(values)}: give a list of the values to try, "
+                            f"[{json.dumps(values)}] for that one alone")
+        if not values:
+            raise DataError(f"{where}{key} []: no value to try; leave {key} out for train's default")
+        if key in ("ngram_range", "char_ngrams") and len(values) == 2 and all(type(n) is int for n in values):
+            raise DataError(f"{where}{key} {json.dumps(values)}: give a list of the ranges to try, each [MIN, MAX]: "
+                            f"[{json.dumps(values)}] for that one alone")
     unknown = sorted(set(grid) - GRID_KEYS)
     if unknown:
         close = difflib.get_close_matches(unknown[0], GRID_KEYS, n=1)

@@ -1262,6 +1262,13 @@ def test_training_data_without_a_word_is_refused(tmp_path):
     ('{"tf": ["lg"]}', 'tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)'),
     ('{"doc_norm": ["l1"]}', 'doc_norm "l1": use one of null, "l2"'),
     ('{"tokens": ["word"]}', 'tokens "word": use one of "words", "all-words", "joined" (did you mean "words"?)'),
+    # One value, or one range, where a list of them is to be tried: it was "expected an object of
+    # non-empty lists", and [1, 2] for ngram_range was the ranges 1 and 2.
+    ('{"alpha": 0.1}', "alpha 0.1: give a list of the values to try, [0.1] for that one alone"),
+    ('{"ngram_range": [1, 2]}', "ngram_range [1, 2]: give a list of the ranges to try, each [MIN, MAX]: [[1, 2]] "
+                                "for that one alone"),
+    ('{"alpha": []}', "alpha []: no value to try; leave alpha out for train's default"),
+    ('[{"alpha": [1]}]', "expected a JSON object of settings, each with a list of values to try; e.g. "),
     # JSON takes these two.
     ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a finite number above 0, e.g. 0.1"),
     ('{"alpha": [NaN]}', "alpha NaN: the smoothing must be a finite number above 0, e.g. 0.1"),
