@@ -217,6 +217,11 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     if not isinstance(grid, dict) or not grid:
         raise DataError(f"{where}expected a JSON object of settings, each with a list of values to try; e.g. "
                         "'{\"alpha\": [0.1, 1.0]}'")
+    unknown = sorted(set(grid) - GRID_KEYS)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], GRID_KEYS, n=1)
+        raise DataError(f"unknown setting {unknown[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+                        f"use {sorted(GRID_KEYS)}")
     for key, values in grid.items():
         if not isinstance(values, list):  # one value meant as the only one to try
             raise DataError(f"{where}{key} {json.dumps(values)}: give a list of the values to try, "
@@ -226,11 +231,6 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
         if key in ("ngram_range", "char_ngrams") and len(values) == 2 and all(type(n) is int for n in values):
             raise DataError(f"{where}{key} {json.dumps(values)}: give a list of the ranges to try, each [MIN, MAX]: "
                             f"[{json.dumps(values)}] for that one alone")
-    unknown = sorted(set(grid) - GRID_KEYS)
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], GRID_KEYS, n=1)
-        raise DataError(f"unknown setting {unknown[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
-                        f"use {sorted(GRID_KEYS)}")
     return {key: [_grid_value(key, value) for value in values] for key, values in grid.items()}
 
 

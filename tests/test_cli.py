@@ -1268,6 +1268,7 @@ def test_training_data_without_a_word_is_refused(tmp_path):
     ('{"ngram_range": [1, 2]}', "ngram_range [1, 2]: give a list of the ranges to try, each [MIN, MAX]: [[1, 2]] "
                                 "for that one alone"),
     ('{"alpha": []}', "alpha []: no value to try; leave alpha out for train's default"),
+    ('{"alpah": 0.1}', "unknown setting 'alpah' (did you mean 'alpha'?)"),  # the name first: it is the mistake
     ('[{"alpha": [1]}]', "expected a JSON object of settings, each with a list of values to try; e.g. "),
     # JSON takes these two.
     ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a finite number above 0, e.g. 0.1"),
