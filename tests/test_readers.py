@@ -480,8 +480,9 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
     """A Word document, a workbook or an e-book is a zip archive of XML, and nbtext said to
     unzip one and give the folder it makes, which holds no text but markup. Each is now
     named, given as DATA or met in a class folder (skipped and counted), with the command
-    that gives its text, or its table as CSV, and a PDF or RTF file with its own; where pandoc,
-    LibreOffice and pdftotext are here, that command, run as given, makes a file nbtext reads."""
+    that gives its text, or its table as CSV, and so are a PDF, an RTF file and the Office
+    97-2003 formats (these by their extension); where pandoc, LibreOffice and pdftotext are
+    here, that command, run as given, makes a file nbtext reads."""
     import shutil
 
     monkeypatch.chdir(tmp_path)  # each file named as a user in its folder names it
@@ -490,22 +491,27 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
         assert run(["train", name, "-o", "m"], expect=1).stderr == f"Error: {name}: {said}\n"
     (tmp_path / "data" / "billing").mkdir(parents=True)
     (tmp_path / "data" / "shipping").symlink_to(TICKETS / "train" / "shipping")
-    for name in [*GIVEN_OFFICE, "ticket.pdf", "ticket.rtf"]:
+    for name in [*GIVEN_OFFICE, "ticket.pdf", "ticket.rtf", "ticket.doc", "tickets.xls"]:
         (tmp_path / "data" / "billing" / name).symlink_to(OFFICE / name)
     (tmp_path / "data" / "billing" / "1.txt").write_text("my invoice is wrong")
     said = run(["train", tmp_path / "data", "-o", tmp_path / "m"]).stderr.splitlines()
     assert said[0] == "read 82 documents"
-    assert [line for line in said if "skipped" in line] == [
-                        "1 skipped: not text (a PDF document; pdftotext converts it to text)",
-                        "1 skipped: not text (a PowerPoint presentation)",
-                        "1 skipped: not text (a Word document; pandoc -t plain converts it to text)",
-                        "1 skipped: not text (an EPUB book; pandoc -t plain converts it to text)",
-                        "1 skipped: not text (an Excel workbook; libreoffice --headless --convert-to 'csv:Text - txt - "
-                        "csv (StarCalc):44,34,76' saves it as CSV)",
-                        "1 skipped: not text (an OpenDocument spreadsheet; libreoffice --headless --convert-to 'csv:Text "
-                        "- txt - csv (StarCalc):44,34,76' saves it as CSV)",
-                        "1 skipped: not text (an OpenDocument text; pandoc -t plain converts it to text)",
-                        "1 skipped: not text (an RTF document; pandoc -t plain converts it to text)"]
+    skipped = [line for line in said if "skipped" in line]
+    assert skipped == [
+        "1 skipped: not text (a PDF document; pdftotext converts it to text)",
+        "1 skipped: not text (a PowerPoint presentation)",
+        "1 skipped: not text (a Word 97-2003 document; libreoffice --headless --convert-to 'txt:Text "
+        "(encoded):UTF8' converts it to text)",
+        "1 skipped: not text (a Word document; pandoc -t plain converts it to text)",
+        "1 skipped: not text (an EPUB book; pandoc -t plain converts it to text)",
+        "1 skipped: not text (an Excel 97-2003 workbook; libreoffice --headless --convert-to 'csv:Text "
+        "- txt - csv (StarCalc):44,34,76' saves it as CSV)",
+        "1 skipped: not text (an Excel workbook; libreoffice --headless --convert-to 'csv:Text - txt - "
+        "csv (StarCalc):44,34,76' saves it as CSV)",
+        "1 skipped: not text (an OpenDocument spreadsheet; libreoffice --headless --convert-to 'csv:Text "
+        "- txt - csv (StarCalc):44,34,76' saves it as CSV)",
+        "1 skipped: not text (an OpenDocument text; pandoc -t plain converts it to text)",
+        "1 skipped: not text (an RTF document; pandoc -t plain converts it to text)"]
     for name, said in GIVEN_OFFICE.items():
         tool = "pandoc" if "pandoc" in said else "libreoffice" if "libreoffice" in said else None
         if tool is None or shutil.which(tool) is None:
@@ -522,6 +528,15 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
     if shutil.which("pandoc"):
         rtf = in_bash("pandoc -t plain ticket.rtf", cwd=tmp_path / "data" / "billing")
         assert "My invoice is wrong and I was charged twice." in rtf.stdout
+    if shutil.which("libreoffice"):  # each in a folder of its own: the text files take the documents' names
+        for name, line, made, text in (("ticket.doc", 2, "ticket.txt", "My invoice is wrong and I was charged twice."),
+                                       ("tickets.xls", 5, "tickets.csv", "my invoice is wrong,billing")):
+            fix = skipped[line]
+            (tmp_path / name).mkdir()
+            (tmp_path / name / name).symlink_to(OFFICE / name)
+            command = fix.split("; ", 1)[1].removesuffix(" converts it to text)").removesuffix(" saves it as CSV)")
+            assert in_bash(f"{command} {name}", cwd=tmp_path / name).returncode == 0, command
+            assert text in (tmp_path / name / made).read_text(encoding="utf-8-sig")
     if shutil.which("pdftotext"):
         assert in_bash("pdftotext ticket.pdf", cwd=tmp_path / "data" / "billing").returncode == 0
         assert "My invoice is wrong and I was charged twice." in (tmp_path / "data" / "billing" / "ticket.txt").read_text()

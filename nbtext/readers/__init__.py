@@ -22,7 +22,7 @@ from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_li
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
 from .report import (WIDE_HEAD, Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines,
-                     decode, not_text)
+                     by_name, decode, not_text)
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
@@ -346,7 +346,7 @@ class LabelledCorpus:
             return
         check_splits_into_lines(first, self.encoding, source)
         if fmt is None:
-            kind = not_text(first)
+            kind = by_name(not_text(first), source)
             if kind is not None:  # an image, or a model file given as data, is no lines of text
                 raise DataError(f"{source}: not text ({kind}), so not labelled documents")
             fmt = sniff(first)

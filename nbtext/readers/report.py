@@ -419,7 +419,7 @@ _COMPRESSED = ((re.compile(rb"\x1f\x8b"), "gzip", "zcat"), (re.compile(rb"BZh[1-
 _BINARY = ((rb"\x89PNG\r\n\x1a\n", "a PNG image"), (rb"\xff\xd8\xff", "a JPEG image"), (rb"GIF8[79]a", "a GIF image"),
            (rb"%PDF-", "a PDF document; pdftotext converts it to text"),
            (rb"\{\\rtf", "an RTF document; pandoc -t plain converts it to text"),
-           (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),
+           (rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document or Thumbs.db"),  # OLD_OFFICE
            (rb"\x80[\x02-\x05]", "a Python pickle, as an nbtext model file is"),
            (rb"// <!-- <mdb:mor", "Thunderbird's index of a mail folder, an .msf file"))
 #: Any other file whose start has NUL bytes side by side, and is no UTF-16 or UTF-32.
@@ -463,11 +463,33 @@ def file_not_text(head: bytes, path: str) -> str | None:
     """What the file ``path`` is, whose first bytes are ``head``, where it is no text, as
     ``not_text`` says; a compressed archive of files is named as one, with the command that
     unpacks it (zcat would write a tar archive), and so is an office document or e-book, with
-    the command that converts it (each is a zip archive)."""
+    the command that converts it (each is a zip archive), and an old one (``by_name``)."""
     kind = not_text(head)
     if kind is not None and (packed := packed_as(path, head)) is not None:
         return f"{packed.what}; {packed.fix}" if packed.fix else packed.what
-    return kind
+    return by_name(kind, path)
+
+
+#: What ``not_text`` calls the files of Office 97-2003, and Windows's thumbnail caches: one
+#: file format, whose kinds the name tells apart.
+OLD_OFFICE = "an old Office document or Thumbs.db"
+
+
+def by_name(kind: str | None, path: str) -> str | None:
+    """``kind``, as ``not_text`` gives it, told more closely by the file name ``path`` where
+    that can: an Office 97-2003 file by its extension, with the command that converts it.
+
+    >>> by_name(OLD_OFFICE, "q3/report.DOC")
+    "a Word 97-2003 document; libreoffice --headless --convert-to 'txt:Text (encoded):UTF8' converts it to text"
+    >>> by_name(OLD_OFFICE, "Thumbs.db") == OLD_OFFICE, by_name("a PNG image", "scan.doc")
+    (True, 'a PNG image')
+    """
+    if kind != OLD_OFFICE:
+        return kind
+    what, fix = _OLD_OFFICE_KINDS.get(os.path.splitext(path)[1].lower(), (kind, ""))
+    return f"{what}; {fix}" if fix else what
+
+
 
 
 def check_not_compressed(head: bytes, source: str) -> None:
@@ -545,6 +567,14 @@ _TO_CSV = "libreoffice --headless --convert-to 'csv:Text - txt - csv (StarCalc):
 _SHEET = (f"{_TO_CSV} saves it as CSV",
           f"save it as CSV ({_TO_CSV} {{file}} writes {{stem}}.csv, of its first sheet) and give that as DATA")
 _SLIDES = ("", "export its text first")
+#: Office 97-2003 files by their extension, and how to get their text (LibreOffice writes text
+#: in the locale's character set unless told UTF-8, as it writes CSV).
+_OLD_OFFICE_KINDS = {
+    ".doc": ("a Word 97-2003 document", "libreoffice --headless --convert-to 'txt:Text (encoded):UTF8' converts it "
+                                        "to text"),
+    ".xls": ("an Excel 97-2003 workbook", _SHEET[0]),
+    ".ppt": ("a PowerPoint 97-2003 presentation", _SLIDES[0]),
+}
 #: Office Open XML files by the part that only their kind has, OpenDocument files and EPUB
 #: books by the media type their first member, ``mimetype``, holds.
 _OFFICE_PARTS = {"word/document.xml": ("a Word document", _DOCUMENT), "xl/workbook.xml": ("an Excel workbook", _SHEET),
