@@ -7,6 +7,7 @@ import codecs
 import gzip
 import json
 import mailbox
+import os
 import re
 import shutil
 import subprocess
@@ -530,7 +531,37 @@ def test_mbox_and_maildir_equal_the_folder(mail_layouts, layout, mail_filter):
 
     assert labels_by_id(by_file) == labels_by_id(by_box)
     first = json.loads(by_box.splitlines()[0])
-    assert first["path"] == f"{box_paths[0]}:1".replace("/:1", ":1") and first["message_id"].startswith("<")
+    assert first["message_id"].startswith("<")
+    if layout == "mbox":  # an mbox's message by its place in the file
+        assert first["path"] == f"{box_paths[0]}:1"
+    else:  # a maildir's by its file, first of the names in cur/ and new/: what mv and learn take
+        names = sorted(path.name for sub in ("cur", "new") for path in (box_paths[0] / sub).iterdir())
+        assert first["path"] in (str(box_paths[0] / sub / names[0]) for sub in ("cur", "new"))
+        assert os.path.isfile(first["path"])
+
+
+def test_a_maildir_s_messages_are_named_by_their_files_which_mv_and_learn_take(mail_layouts, mail_filter, tmp_path):
+    """`nbtext filter filter.joblib ~/Maildir` named each message `Maildir:3 <Message-ID>`,
+    which neither mv nor nbtext learn takes, so a Spam line could not be acted on. A maildir's
+    message is a file, and is named by its path now: the spams the filter finds in a maildir
+    of SpamAssassin's spam are learned as spam and moved to Junk, by the filter's own lines."""
+    shutil.copytree(mail_layouts / "maildir" / "spam", tmp_path / "Maildir")
+    for sub in ("cur", "new", "tmp"):
+        (tmp_path / "Maildir" / ".Junk" / sub).mkdir(parents=True)
+    shutil.copy(mail_filter, tmp_path / "m.joblib")
+    lines = run(["filter", mail_filter, tmp_path / "Maildir"]).stdout.splitlines()
+    files = sorted((tmp_path / "Maildir" / "new").iterdir(), key=lambda path: path.name)
+    assert [line.split("\t")[0] for line in lines] == [str(path) for path in files] and len(files) == 150
+    spam = [line.split("\t")[0] for line in lines if line.split("\t")[1] == "Spam"]
+    assert len(spam) > 100
+    moved = in_bash("mapfile -t spam < <(nbtext filter m.joblib Maildir | awk -F'\\t' '$2 == \"Spam\" {print $1}') && "
+                    'nbtext learn m.joblib --spam "${spam[@]}" && mv "${spam[@]}" Maildir/.Junk/new/', cwd=tmp_path)
+    assert moved.returncode == 0, moved.stderr
+    junk = sorted(path.name for path in (tmp_path / "Maildir" / ".Junk" / "new").iterdir())
+    assert junk == sorted(os.path.basename(path) for path in spam)
+    assert len(list((tmp_path / "Maildir" / "new").iterdir())) == 150 - len(spam)
+    learned = run(["info", tmp_path / "m.joblib"]).stdout
+    assert f"+{len(spam)} spam" in learned
 
 
 def _after_moving_spam(mail_layouts, root, store: str, moved: int = 5):
@@ -577,13 +608,20 @@ def test_a_message_marked_deleted_in_its_mailbox_is_skipped_and_counted(mail_lay
     by_file = LabelledCorpus([str(mail_layouts / "folder")], input_format="email")
     assert sorted((d.label, d.text) for d in corpus) == sorted((d.label, d.text) for d in by_file)
     reason = "marked deleted in their mailbox, which keeps them until the mail client compacts or expunges it"
-    assert corpus.report.skipped == {reason: [f"{inbox}:{n}" for n in range(76, 81)]}
+
+    def name(n: int) -> str:  # the nth message of the inbox (the first is 1): its place, or a maildir's its file
+        if store != "maildir":
+            return f"{inbox}:{n}"
+        return str(inbox / "cur" / f"{1_600_000_000 + n - 1}.M{n - 1}P1.mailhost:2,{'ST' if 76 <= n <= 80 else 'S'}")
+
+    assert corpus.report.skipped == {reason: [name(n) for n in range(76, 81)]}
     summary = run(["train", tmp_path / "data", "-o", tmp_path / "m", "--verbose"]).stderr
-    assert summary.startswith("read 300 documents\n") and f"\n5 skipped: {reason}\n  {inbox}:76\n" in summary
+    assert summary.startswith("read 300 documents\n") and f"\n5 skipped: {reason}\n  {name(76)}\n" in summary
     assert "  ham        150\n  spam       150\n" in summary
     # predict and filter answer the messages the client shows, and say what they passed over
     answers = run(["predict", mail_filter, inbox])
-    assert len(answers.stdout.splitlines()) == 150 and answers.stdout.splitlines()[75].startswith(f"{inbox}:81 <")
+    assert len(answers.stdout.splitlines()) == 150
+    assert answers.stdout.splitlines()[75].startswith(name(81) + (" <" if store != "maildir" else "\t"))
     assert f"\n5 skipped: {reason}\n" in answers.stderr
     assert len(run(["filter", mail_filter, inbox]).stdout.splitlines()) == 150
 

@@ -464,21 +464,23 @@ def marked_deleted(raw: bytes) -> bool:
 
 def maildir_messages(path: str, label: str | None, report: ReadReport,
                      progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
-    """The messages in ``cur/`` and ``new/`` of a maildir, in file-name order, ``PATH:INDEX``."""
+    """The messages in ``cur/`` and ``new/`` of a maildir, in file-name order, each named by
+    its file's path: a message of a maildir is a file, which ``mv`` files and ``nbtext learn``
+    reads by that name (an mbox's messages are named ``PATH:INDEX``, having none)."""
     files = sorted(
         os.path.join(path, sub, name) for sub in ("cur", "new") if os.path.isdir(os.path.join(path, sub))
         for name in os.listdir(os.path.join(path, sub)) if not name.startswith(".")
     )
     files.sort(key=os.path.basename)
-    for index, file in enumerate(files, 1):
+    for file in files:
         if _TRASHED.search(os.path.basename(file)):
-            report.skip(DELETED, f"{path}:{index}")
+            report.skip(DELETED, file)
             continue
         raw = read_listed(file, None, report)
         if raw is not None:
             if holds_mbox_messages(raw):  # a maildir holds a message a file: read as asked, and noted
                 report.mboxes_read_whole.append(file)
-            yield raw, f"{path}:{index}", label, None
+            yield raw, file, label, None
             if progress is not None:
                 progress(len(raw))
 
