@@ -1366,8 +1366,8 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
 
 
 def _identity(doc) -> str:
-    """A document's name in predict output: its path, and for a message in an mbox or
-    maildir ``PATH:INDEX`` followed by its Message-ID where it has one."""
+    """A document's name in predict output: its path (a maildir's message's too), and for a
+    message in an mbox ``PATH:INDEX`` followed by its Message-ID where it has one."""
     if doc.message_id and ":" in doc.source and not os.path.exists(doc.source):
         return f"{doc.source} {doc.message_id}"
     return doc.source
