@@ -758,7 +758,7 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     (in this process, in order)."""
     import numpy as np
 
-    from .metrics import evaluate, right_answers, seen_and_unseen
+    from .metrics import evaluate, seen_by_text
     from .model import trained_texts
     from .training import train as train_model
     from .tuning import held_out
@@ -772,7 +772,7 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     y_true, log_proba = [d.label for d in test], model.predict_log_proba([d.text for d in test])
     report = evaluate(y_true, log_proba, model.classes)
     # A held-out document with a copy among the kept ones scores as one the model learnt by heart.
-    report.update(seen_and_unseen(right_answers(y_true, log_proba, model.classes), np.isin(texts[mask], model.texts)))
+    report.update(seen_by_text(y_true, log_proba, model.classes, texts[mask], model.texts))
     tested = {doc.label for doc in test}
     untested = {label: n for label, n in sorted(collections.Counter(doc.label for doc in documents).items())
                 if label not in tested}
@@ -964,7 +964,7 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
 
     import numpy as np
 
-    from .metrics import evaluate, right_answers, seen_and_unseen
+    from .metrics import evaluate, seen_by_text
     from .readers.report import without_known_words
 
     y_true: list[str] = []
@@ -982,8 +982,8 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
     report = evaluate(y_true, log_proba, model.classes)
     if model.texts is not None:  # documents the model was trained on score better than new ones
         # The read report took each document's digest as it was read, here and in order.
-        seen = np.isin(np.array(read_report.texts, dtype=np.uint64), model.texts)
-        report.update(seen_and_unseen(right_answers(y_true, log_proba, model.classes), seen))
+        report.update(seen_by_text(y_true, log_proba, model.classes, np.array(read_report.texts, dtype=np.uint64),
+                                   model.texts))
     relabelled = read_report.repeated()[1]
     if relabelled:  # a text's copies under its several labels all get one answer: right for one at most
         predicted = np.asarray(model.classes, dtype=object)[np.argmax(log_proba, axis=1)]

@@ -112,6 +112,13 @@ def seen_and_unseen(right: np.ndarray, seen: np.ndarray) -> dict[str, Any]:
     return {"seen_in_training": int(seen.sum()), "unseen_accuracy": None if seen.all() else float(right[~seen].mean())}
 
 
+def seen_by_text(y_true: Sequence[str], log_proba: np.ndarray, classes: Sequence[str], digests: np.ndarray,
+                 trained: np.ndarray) -> dict[str, Any]:
+    """``seen_and_unseen`` of documents whose text digests (``readers.report.text_digest``)
+    are ``digests``, scored by a model trained on the texts whose digests are ``trained``."""
+    return seen_and_unseen(right_answers(y_true, log_proba, classes), np.isin(digests, trained))
+
+
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     """top / bottom, with 0 where bottom is 0 (scikit-learn's zero_division=0)."""
     top = np.asarray(top, dtype=np.float64)

@@ -466,7 +466,7 @@ def file_not_text(head: bytes, path: str) -> str | None:
     the command that converts it (each is a zip archive), and an old one (``by_name``)."""
     kind = not_text(head)
     if kind is not None and (packed := packed_as(path, head)) is not None:
-        return f"{packed.what}; {packed.fix}" if packed.fix else packed.what
+        return _with_fix(packed.what, packed.fix)
     return by_name(kind, path)
 
 
@@ -486,10 +486,12 @@ def by_name(kind: str | None, path: str) -> str | None:
     """
     if kind != OLD_OFFICE:
         return kind
-    what, fix = _OLD_OFFICE_KINDS.get(os.path.splitext(path)[1].lower(), (kind, ""))
+    return _with_fix(*_OLD_OFFICE_KINDS.get(os.path.splitext(path)[1].lower(), (kind, "")))
+
+
+def _with_fix(what: str, fix: str) -> str:
+    """What a file is, and how to get its text where there is a way: a skipped file's reason."""
     return f"{what}; {fix}" if fix else what
-
-
 
 
 def check_not_compressed(head: bytes, source: str) -> None:
@@ -542,24 +544,28 @@ def packed_as(path: str, head: bytes) -> Packed | None:
                 office = _office_kind(archive)
             if office is not None:
                 return office
+            if len(members) < 2:  # one compressed file, which unzip -p writes
+                return None
             files = sum(not member.is_dir() for member in members)
-            return Packed(f"a zip archive of {files:,} {plural(files, 'file')}", "unzip unpacks it", _UNPACK.format(
-                unpack="unzip")) if len(members) > 1 else None
+            return _archive(f"a zip archive of {files:,} {plural(files, 'file')}", "unzip")
         if tool not in _DECOMPRESSING:
             return None
         with importlib.import_module(_DECOMPRESSING[tool]).open(path) as stream:
             start = stream.read(512)
         if start[257:262] != b"ustar":
             return None
-        return Packed(f"a tar archive, {tool}-compressed", "tar xf unpacks it", _UNPACK.format(unpack="tar xf"))
+        return _archive(f"a tar archive, {tool}-compressed", "tar xf")
     # Cut short, or not what its start says; or a member zipfile cannot read (encrypted, or an
     # unknown compression).
     except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError, zipfile.BadZipFile):
         return None
 
 
-#: An archive given as DATA: how to unpack it.
-_UNPACK = "unpack it ({unpack} {{file}}) and give the folder it makes as DATA"
+def _archive(what: str, unpack: str) -> Packed:
+    """An archive of files, which the command ``unpack`` unpacks."""
+    return Packed(what, f"{unpack} unpacks it", f"unpack it ({unpack} {{file}}) and give the folder it makes as DATA")
+
+
 #: How to get the text of an office document or e-book: as a folder's file, and given as DATA.
 _DOCUMENT = ("pandoc -t plain converts it to text", "convert it first (pandoc -t plain {file} -o {base}.txt)")
 #: LibreOffice writes CSV in the locale's character set unless told UTF-8 (76; 44 and 34: comma and quote).
@@ -577,12 +583,13 @@ _OLD_OFFICE_KINDS = {
 }
 #: Office Open XML files by the part that only their kind has, OpenDocument files and EPUB
 #: books by the media type their first member, ``mimetype``, holds.
-_OFFICE_PARTS = {"word/document.xml": ("a Word document", _DOCUMENT), "xl/workbook.xml": ("an Excel workbook", _SHEET),
-                 "ppt/presentation.xml": ("a PowerPoint presentation", _SLIDES)}
-_MEDIA_TYPES = {b"application/vnd.oasis.opendocument.text": ("an OpenDocument text", _DOCUMENT),
-                b"application/vnd.oasis.opendocument.spreadsheet": ("an OpenDocument spreadsheet", _SHEET),
-                b"application/vnd.oasis.opendocument.presentation": ("an OpenDocument presentation", _SLIDES),
-                b"application/epub+zip": ("an EPUB book", _DOCUMENT)}
+_OFFICE_PARTS = {"word/document.xml": Packed("a Word document", *_DOCUMENT),
+                 "xl/workbook.xml": Packed("an Excel workbook", *_SHEET),
+                 "ppt/presentation.xml": Packed("a PowerPoint presentation", *_SLIDES)}
+_MEDIA_TYPES = {b"application/vnd.oasis.opendocument.text": Packed("an OpenDocument text", *_DOCUMENT),
+                b"application/vnd.oasis.opendocument.spreadsheet": Packed("an OpenDocument spreadsheet", *_SHEET),
+                b"application/vnd.oasis.opendocument.presentation": Packed("an OpenDocument presentation", *_SLIDES),
+                b"application/epub+zip": Packed("an EPUB book", *_DOCUMENT)}
 
 
 def _office_kind(archive) -> Packed | None:
@@ -592,10 +599,7 @@ def _office_kind(archive) -> Packed | None:
     if found is None and "mimetype" in names:
         with archive.open("mimetype") as member:  # a few bytes: a media type, not a member made to be large
             found = _MEDIA_TYPES.get(member.read(100).strip())
-    if found is None:
-        return None
-    what, (fix, given) = found
-    return Packed(what, fix, given)
+    return found
 
 
 #: The standard library's modules that read compressed files (zstd's came only in Python 3.14).
