@@ -433,17 +433,19 @@ def test_a_nul_byte_in_a_table_is_kept_on_every_python(sms_rows, tmp_path):
 
 
 def test_columns_are_refused_where_no_table_is_read(tmp_path, tickets_model):
-    """--text-column on stdin ended train in a FileNotFoundError for '-', and predict read each
-    line of the piped CSV, header too, as a document; on a file that is no table predict read
-    it whole as one document. Each now says where columns are read."""
+    """--text-column on stdin ended train in a FileNotFoundError for '-' (and predict, with
+    --input-format csv), and predict read each line of the piped CSV, header too, as a
+    document; on a file that is no table predict read it whole as one document. Each now says
+    where columns are read."""
     table = "text,label\nwhere is my parcel,shipping\n"
     error = run(["train", "-", "--input-format", "tsv", "--text-column", "text", "-o", tmp_path / "m"],
                 input=table, expect=1).stderr
     assert error.endswith("Error: --text-column, --label-column, --id-column and --skip-unlabelled read tables "
                           "and JSONL files by name, not stdin: save the table to a file first (e.g. > data.tsv)\n")
-    error = run(["predict", tickets_model, "--text-column", "text"], input=table, expect=1).stderr
-    assert error.endswith("Error: --text-column and --id-column read tables and JSONL files by name, not stdin: "
-                          "save the table to a file first (e.g. > data.tsv)\n")
+    for csv in ([], ["--input-format", "csv"]):  # with csv asked for, predict opened a file named '-'
+        error = run(["predict", tickets_model, "--text-column", "text", *csv], input=table, expect=1).stderr
+        assert error.endswith("Error: --text-column and --id-column read tables and JSONL files by name, not "
+                              "stdin: save the table to a file first (e.g. > data.tsv)\n")
     notes = tmp_path / "notes.txt"
     notes.write_text(table)
     error = run(["predict", tickets_model, notes, "--text-column", "text"], expect=1).stderr

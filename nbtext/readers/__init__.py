@@ -423,7 +423,7 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
                       columns: Columns) -> Iterator[Document]:
     """The rows of a table or JSONL file, each a document named by ``columns.id``."""
     table = input_format == "csv" or _suffix(path) in DELIMITERS
-    if not table and _suffix(path) not in _COLUMN_SUFFIXES:
+    if path == "-" or not table and _suffix(path) not in _COLUMN_SUFFIXES:
         raise _no_table(path, "--text-column and --id-column", formats=", ".join(_COLUMN_SUFFIXES),
                         kind="none of them")
     rows_of = Columns(columns.text, None, columns.id)
