@@ -1461,7 +1461,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     from .readers import Document, iter_unlabelled, standard_input
     from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
-    from .readers.report import WIDE_HEAD, decode_file, not_text, without_known_words
+    from .readers.report import WIDE_HEAD, decode_file, file_not_text, stream_not_text, without_known_words
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
 
@@ -1484,7 +1484,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             # one verdict, one exit status, for many messages would be no message's verdict
             raise DataError(f"{stream} holds several mbox messages, and the filter gives {stream} one verdict: give "
                             "the mbox as a file (nbtext filter MODEL BOX.mbox) for a line each")
-        if raw is not None and (kind := not_text(raw[:WIDE_HEAD])) is not None:  # a program, a PDF: no mail
+        kind = None if raw is None else stream_not_text(raw) if stream else file_not_text(raw[:WIDE_HEAD], source)
+        if kind is not None:  # a program, a PDF, a Word document: no mail
             raise DataError(f"{'<stdin>' if source == '-' else source}: not text ({kind}), so no message to filter")
         model = Model.load(model_path)
         spam_filter = SpamFilter.of(model).with_cutoffs(spam_cutoff, ham_cutoff)

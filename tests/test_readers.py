@@ -542,6 +542,47 @@ def test_office_documents_are_named_with_the_command_that_gives_their_text(tmp_p
         assert "My invoice is wrong and I was charged twice." in (tmp_path / "data" / "billing" / "ticket.txt").read_text()
 
 
+#: What nbtext says of each office document or e-book piped to it, and how to get its text there.
+PIPED_OFFICE = {
+    "ticket.docx": "a Word document, not text; convert it in the pipe: ... | pandoc -f docx -t plain | nbtext ...",
+    "ticket.odt": "an OpenDocument text, not text; convert it in the pipe: ... | pandoc -f odt -t plain | nbtext ...",
+    "ticket.epub": "an EPUB book, not text; convert it in the pipe: ... | pandoc -f epub -t plain | nbtext ...",
+    "ticket.pptx": "a PowerPoint presentation, not text; export its text first",
+    **{f"tickets.{kind}": f"{what}, not text; save it to a file, and that as CSV: libreoffice --headless "
+                          "--convert-to 'csv:Text - txt - csv (StarCalc):44,34,76' FILE"
+       for kind, what in (("xlsx", "an Excel workbook"), ("ods", "an OpenDocument spreadsheet"))},
+}
+
+
+def test_office_documents_piped_in_are_named_with_the_pipe_that_gives_their_text(tmp_path, tickets_model):
+    """A Word document or an e-book piped to nbtext was told to be unzipped (unzip -p gives
+    its XML), as a pipe cannot be opened as a zip to tell it from a zip of one text. Its
+    members' names, at the start of the stream, tell it: each is named, for stdin's lines, a
+    message and training lines alike, with the pipe that gives its text, which pandoc reads;
+    where pandoc is here, that pipe classifies the document's sentence as its class."""
+    import shutil
+    import zipfile
+
+    for name, said in PIPED_OFFICE.items():
+        for command in (f"predict {tickets_model}", f"train - -o {tmp_path / 'm'}", f"eval {tickets_model} -"):
+            done = in_bash(f"cat {OFFICE / name} | nbtext {command}")
+            assert (done.returncode, done.stderr) == (1, f"Error: <stdin>: {said}\n"), command
+        for command in (f"predict {tickets_model} --input-format email", f"filter {tickets_model}"):
+            done = in_bash(f"cat {OFFICE / name} | nbtext {command}")
+            kind, fix = said.split(", not text; ")
+            whole = "classify" if command.startswith("predict") else "filter"
+            assert done.stderr == f"Error: <stdin>: not text ({kind}; {fix}), so no message to {whole}\n"
+    with zipfile.ZipFile(tmp_path / "note.zip", "w", zipfile.ZIP_DEFLATED) as archive:  # a zip of one text
+        archive.write(TICKETS / "test" / "billing" / "001.txt", "note.txt")
+    zipped = in_bash(f"nbtext predict {tickets_model} < {tmp_path / 'note.zip'}")
+    assert zipped.stderr.endswith("zip-compressed, not text; decompress it in the pipe: unzip -p FILE | nbtext ...\n")
+    if shutil.which("pandoc"):
+        for name in ("ticket.docx", "ticket.odt", "ticket.epub"):
+            pandoc_format = PIPED_OFFICE[name].split("-f ")[1].split()[0]
+            done = in_bash(f"cat {OFFICE / name} | pandoc -f {pandoc_format} -t plain | nbtext predict {tickets_model}")
+            assert done.stdout.splitlines()[-1] == "billing", name  # My invoice is wrong and I was charged twice.
+
+
 def test_bad_json_and_unknown_formats(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"label": "x", "text": "ok"}\n{"label": "x", "text": \n')
     with pytest.raises(DataError, match=r"a.jsonl:2: not valid JSON"):

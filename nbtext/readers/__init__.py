@@ -21,8 +21,8 @@ from .folders import (NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, is_pi
 from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
-from .report import (WIDE_HEAD, Document, ReadReport, check_encoding, check_not_compressed, check_splits_into_lines,
-                     by_name, decode, not_text)
+from .report import (STREAM_HEAD, Document, ReadReport, check_encoding, check_not_compressed,
+                     check_splits_into_lines, by_name, decode, not_text, stream_not_text)
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
@@ -344,9 +344,13 @@ class LabelledCorpus:
         first = stream.readline(-1 if fmt else _SNIFFED)
         if not first:  # nothing at all: no documents, whatever the format would have been
             return
-        check_splits_into_lines(first, self.encoding, source)
+        piped = source == "<stdin>"
+        head = first
+        if piped and hasattr(stream, "peek"):  # a zip's first line is short: what follows tells what it is
+            head += stream.peek(STREAM_HEAD)[:STREAM_HEAD]
+        check_splits_into_lines(head, self.encoding, source)
         if fmt is None:
-            kind = by_name(not_text(first), source)
+            kind = stream_not_text(head) if piped else by_name(not_text(first), source)
             if kind is not None:  # an image, or a model file given as data, is no lines of text
                 raise DataError(f"{source}: not text ({kind}), so not labelled documents")
             fmt = sniff(first)
@@ -437,6 +441,16 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
         yield from read_jsonl_fields(path, rows_of, report, encoding=encoding)
 
 
+def _stream_start(lines: list[bytes]) -> bytes:
+    """A stream's first ``STREAM_HEAD`` bytes, as far as its first ``lines`` hold them, their
+    line breaks put back: an office document's first line is a few bytes of its zip's."""
+    taken, size = [], 0
+    for line in itertools.takewhile(lambda _: size < STREAM_HEAD, lines):
+        taken.append(line)
+        size += len(line) + 1
+    return b"\n".join(taken)[:STREAM_HEAD]
+
+
 def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> Iterator[list[Document]]:
     """Stdin's lines, a document each, in batches as they arrive. Where the first lines all
     name files or folders (``find ... | nbtext predict MODEL``), the report says how to have
@@ -445,8 +459,9 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
     formats: set[str | None] = set()  # of the first lines, as labelled lines: LABEL<TAB>TEXT, say
     for raw_lines in iter_line_batches(stdin or standard_input()):
         if line_number == 0:
-            check_splits_into_lines(raw_lines[0], encoding, "<stdin>")
-            kind = not_text(raw_lines[0])
+            head = _stream_start(raw_lines)
+            check_splits_into_lines(head, encoding, "<stdin>")
+            kind = stream_not_text(head)
             if kind is not None:  # a PDF or a program piped in: its bytes would be classified as lines
                 raise DataError(f"<stdin>: not text ({kind}), so no lines of text to classify")
         batch = []
@@ -559,7 +574,7 @@ def _message_or_mbox(raw: bytes, source: str, report: ReadReport) -> Iterator[Ra
     """A stream's bytes as mail: one message, or each of an mbox's (`cat box.mbox | nbtext
     predict`), as for the file. Bytes that are no text (a program, a PDF) are an error, as
     they are on stdin read as lines: a file of them would be skipped."""
-    kind = not_text(raw[:WIDE_HEAD])
+    kind = stream_not_text(raw)
     if kind is not None:
         raise DataError(f"{source}: not text ({kind}), so no message to classify")
     if holds_mbox_messages(raw):

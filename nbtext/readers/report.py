@@ -8,6 +8,7 @@ import importlib
 import os
 import re
 import shlex
+import struct
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -504,6 +505,8 @@ def check_not_compressed(head: bytes, source: str) -> None:
     """
     for magic, tool, command in _COMPRESSED:
         if magic.match(head):
+            if source == "<stdin>" and (office := streamed_office(head)) is not None:
+                raise DataError(f"{source}: {office.what}, not text; {office.piped}")
             packed = None if source == "<stdin>" else packed_as(source, head)
             if packed is not None:
                 raise DataError(f"{source}: {packed.what}, not text: {packed.fix_given(source)}")
@@ -516,11 +519,13 @@ class Packed(NamedTuple):
     """A file that holds more than one text, or text in another format's markup: what it is,
     how to get text from it where it is one file of a folder (``fix``, "" if there is no one
     way), and ``given``, the same where it is given as DATA (``{file}`` its path, ``{base}``
-    that without its extension, ``{stem}`` the file's name without it)."""
+    that without its extension, ``{stem}`` the file's name without it); ``piped``, where it
+    comes on stdin, for an office document or e-book."""
 
     what: str
     fix: str
     given: str
+    piped: str = ""
 
     def fix_given(self, path: str) -> str:
         base = os.path.splitext(path)[0]
@@ -566,13 +571,21 @@ def _archive(what: str, unpack: str) -> Packed:
     return Packed(what, f"{unpack} unpacks it", f"unpack it ({unpack} {{file}}) and give the folder it makes as DATA")
 
 
-#: How to get the text of an office document or e-book: as a folder's file, and given as DATA.
+#: How to get the text of an office document or e-book: as a folder's file, and given as DATA;
+#: on stdin, pandoc reads it too, told its format.
 _DOCUMENT = ("pandoc -t plain converts it to text", "convert it first (pandoc -t plain {file} -o {base}.txt)")
+
+
+def _piped_document(pandoc_format: str) -> str:
+    return f"convert it in the pipe: ... | pandoc -f {pandoc_format} -t plain | nbtext ..."
+
+
 #: LibreOffice writes CSV in the locale's character set unless told UTF-8 (76; 44 and 34: comma and quote).
 _TO_CSV = "libreoffice --headless --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76'"
 _SHEET = (f"{_TO_CSV} saves it as CSV",
-          f"save it as CSV ({_TO_CSV} {{file}} writes {{stem}}.csv, of its first sheet) and give that as DATA")
-_SLIDES = ("", "export its text first")
+          f"save it as CSV ({_TO_CSV} {{file}} writes {{stem}}.csv, of its first sheet) and give that as DATA",
+          f"save it to a file, and that as CSV: {_TO_CSV} FILE")  # LibreOffice reads no pipe
+_SLIDES = ("", "export its text first", "export its text first")
 #: Office 97-2003 files by their extension, and how to get their text (LibreOffice writes text
 #: in the locale's character set unless told UTF-8, as it writes CSV).
 _OLD_OFFICE_KINDS = {
@@ -583,13 +596,49 @@ _OLD_OFFICE_KINDS = {
 }
 #: Office Open XML files by the part that only their kind has, OpenDocument files and EPUB
 #: books by the media type their first member, ``mimetype``, holds.
-_OFFICE_PARTS = {"word/document.xml": Packed("a Word document", *_DOCUMENT),
+_OFFICE_PARTS = {"word/document.xml": Packed("a Word document", *_DOCUMENT, _piped_document("docx")),
                  "xl/workbook.xml": Packed("an Excel workbook", *_SHEET),
                  "ppt/presentation.xml": Packed("a PowerPoint presentation", *_SLIDES)}
-_MEDIA_TYPES = {b"application/vnd.oasis.opendocument.text": Packed("an OpenDocument text", *_DOCUMENT),
+_MEDIA_TYPES = {b"application/vnd.oasis.opendocument.text": Packed("an OpenDocument text", *_DOCUMENT,
+                                                                   _piped_document("odt")),
                 b"application/vnd.oasis.opendocument.spreadsheet": Packed("an OpenDocument spreadsheet", *_SHEET),
                 b"application/vnd.oasis.opendocument.presentation": Packed("an OpenDocument presentation", *_SLIDES),
-                b"application/epub+zip": Packed("an EPUB book", *_DOCUMENT)}
+                b"application/epub+zip": Packed("an EPUB book", *_DOCUMENT, _piped_document("epub"))}
+#: How much of a stream's start is looked at for an office document's members.
+STREAM_HEAD = 1 << 16
+#: In a stream, which cannot be opened as a zip, an office document shows in its members'
+#: headers, whose names are not compressed: an OpenDocument file's or an EPUB book's first,
+#: ``mimetype``, is followed by its media type, stored as it is; an Office Open XML file's
+#: members are in a folder of its kind's (ZIP's local file header: 30 bytes, then the name).
+_STREAMED_PART = re.compile(rb"PK\x03\x04.{26}(word|xl|ppt)/", re.DOTALL)
+_PART_FOLDERS = {folder.split("/")[0].encode(): kind for folder, kind in _OFFICE_PARTS.items()}
+
+
+def streamed_office(head: bytes) -> Packed | None:
+    """The office document or e-book a stream is, from its first bytes ``head`` (as many as
+    are at hand: the part that tells a Word document is some hundred bytes in), if it is one.
+
+    >>> sizes = (20).to_bytes(4, "little") * 2 + (8).to_bytes(2, "little") + bytes(2)
+    >>> streamed_office(b"PK\\x03\\x04" + bytes(14) + sizes + b"mimetypeapplication/epub+zipPK").what
+    'an EPUB book'
+    >>> streamed_office(b"PK\\x03\\x04" + bytes(26) + b"notes.txt") is None
+    True
+    """
+    if not head.startswith(b"PK\x03\x04"):
+        return None
+    if head[30:38] == b"mimetype":  # stored: its size, then its name's length and an extra field's
+        size, _, _, extra = struct.unpack_from("<IIHH", head, 18)
+        return _MEDIA_TYPES.get(head[38 + extra:38 + extra + size].strip())
+    part = _STREAMED_PART.search(head, 0, STREAM_HEAD)
+    return None if part is None else _PART_FOLDERS[part.group(1)]
+
+
+def stream_not_text(head: bytes) -> str | None:
+    """What a stream (stdin, a named pipe) is whose first bytes are ``head``, where it is no
+    text, as ``not_text`` says; an office document or e-book is named, with how to get its
+    text in a pipe."""
+    office = streamed_office(head)
+    return not_text(head) if office is None else _with_fix(office.what, office.piped)
 
 
 def _office_kind(archive) -> Packed | None:
