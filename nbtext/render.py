@@ -7,8 +7,10 @@ Only this module and the command layer import rich, and only when they draw some
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
+import os
 import shlex
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -51,7 +53,14 @@ def console(file: IO[str] | None = None, *, width: int | None = None):
 
     file = file or sys.stdout
     out = file if _is_terminal(file) else _TrimmedLines(file)
-    return Console(file=out, width=width, highlight=False, soft_wrap=False, markup=False)
+    drawn = Console(file=out, width=width, highlight=False, soft_wrap=False, markup=False)
+    drawn.on_broken_pipe = _reader_gone  # rich's own exits 1, which a shell takes for a failure
+    return drawn
+
+
+def _reader_gone() -> None:
+    """Our reader went away (``| head``): raised on, for the command to stop as SIGPIPE stops a tool."""
+    raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 def _is_terminal(file: IO[str]) -> bool:

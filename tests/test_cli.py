@@ -839,6 +839,20 @@ def test_closed_pipe_ends_quietly(tickets_model, jobs):
     assert done.returncode == 141
 
 
+@pytest.mark.parametrize("args", [["eval", "{model}", TICKETS / "test"], ["inspect-top-words", "{model}"],
+                                  ["eval", "--cv", "2", TICKETS / "train"]])
+def test_a_table_into_a_closed_pipe_ends_as_sigpipe_ends_a_tool(tickets_model, args):
+    """`nbtext eval m data | head -c1`, or a reader gone before the tables came: rich, which
+    draws them, ended the command with status 1 and not a word, which a shell script takes for a
+    failure of nbtext's own. It ends as the line-by-line commands do, quietly with 141."""
+    with subprocess.Popen([sys.executable, "-m", "nbtext", *(str(a).format(model=tickets_model) for a in args)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as shown:
+        shown.stdout.close()  # the reader goes before a table is written: the first write meets a closed pipe
+        said = shown.stderr.read()
+        assert shown.wait(timeout=60) == 141
+    assert "Error" not in said and "Traceback" not in said and "Exception ignored" not in said
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device that is always full")
 @pytest.mark.parametrize("args", [["predict", "{model}", TICKETS / "test"], ["predict", "{model}", "-"],
                                   ["eval", "{model}", TICKETS / "test"], ["inspect-top-words", "{model}"]])
