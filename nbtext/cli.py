@@ -41,6 +41,13 @@ SPAM_LABEL = "spam"
 class _Group(click.Group):
     """Turns the library's errors into one clean line and exit status 1."""
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:  # the options are parsed here, and --help and --version answered: click exits 1 on EPIPE
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            _quiet_pipe()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             result = super().invoke(ctx)
@@ -1784,6 +1791,8 @@ def main() -> None:
         if interrupted:
             _end_as_interrupted()
         raise
+    except BrokenPipeError:  # an error's message, or the usage, into `2>&1 | head` gone before it
+        _quiet_pipe()
 
 
 def _note_interrupts() -> list[int]:

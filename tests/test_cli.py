@@ -839,18 +839,34 @@ def test_closed_pipe_ends_quietly(tickets_model, jobs):
     assert done.returncode == 141
 
 
+def _into_a_closed_pipe(args: list[str], stderr: int = subprocess.PIPE) -> tuple[int, str]:
+    """nbtext's exit status where its reader goes before it writes, and what it said on stderr
+    (nothing to read where ``stderr`` is subprocess.STDOUT, into the pipe too)."""
+    with subprocess.Popen([sys.executable, "-m", "nbtext", *args], stdout=subprocess.PIPE, stderr=stderr,
+                          text=True) as shown:
+        shown.stdout.close()  # the reader goes before anything is written: the first write meets a closed pipe
+        said = shown.stderr.read() if shown.stderr else ""
+        return shown.wait(timeout=60), said
+
+
 @pytest.mark.parametrize("args", [["eval", "{model}", TICKETS / "test"], ["inspect-top-words", "{model}"],
-                                  ["eval", "--cv", "2", TICKETS / "train"]])
+                                  ["eval", "--cv", "2", TICKETS / "train"], ["--help"], ["--version"]])
 def test_a_table_into_a_closed_pipe_ends_as_sigpipe_ends_a_tool(tickets_model, args):
     """`nbtext eval m data | head -c1`, or a reader gone before the tables came: rich, which
     draws them, ended the command with status 1 and not a word, which a shell script takes for a
-    failure of nbtext's own. It ends as the line-by-line commands do, quietly with 141."""
-    with subprocess.Popen([sys.executable, "-m", "nbtext", *(str(a).format(model=tickets_model) for a in args)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as shown:
-        shown.stdout.close()  # the reader goes before a table is written: the first write meets a closed pipe
-        said = shown.stderr.read()
-        assert shown.wait(timeout=60) == 141
+    failure of nbtext's own; so did click for `nbtext --help | head -1`. They end as the
+    line-by-line commands do, quietly with 141."""
+    status, said = _into_a_closed_pipe([str(a).format(model=tickets_model) for a in args])
+    assert status == 141
     assert "Error" not in said and "Traceback" not in said and "Exception ignored" not in said
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["train", "--bogus"], ["eval", "{model}", "{model}.nowhere"]])
+def test_an_error_into_a_closed_pipe_ends_as_sigpipe_ends_a_tool(tickets_model, args):
+    """`nbtext ... 2>&1 | head -0`: an error's message, or the usage, met the closed pipe in a
+    traceback of its own (seen by no one) and status 1; the reader is gone, as for output."""
+    status, _ = _into_a_closed_pipe([str(a).format(model=tickets_model) for a in args], stderr=subprocess.STDOUT)
+    assert status == 141
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device that is always full")
