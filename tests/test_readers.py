@@ -251,6 +251,39 @@ def test_a_class_folder_without_documents_is_counted(tmp_path, tickets_model):
     assert "2 skipped: class folder holding no documents\n" f"  {data / 'neutral'}\n  {data / 'notes'}\n" in result.stderr
 
 
+def test_a_class_whose_every_file_is_skipped_is_named(tmp_path, tickets_model):
+    """Tickets saved as Word documents and PDFs into `technical/`: each was skipped and counted
+    as not text, and the model was trained on the other classes, with nothing to say that a
+    class had gone, or with only "only one class ('billing')" to puzzle over."""
+    import gzip
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(TICKETS / "train" / "billing", data / "billing")
+    shutil.copytree(TICKETS / "train" / "shipping", data / "shipping")
+    (data / "technical").mkdir()
+    for name in ("ticket.docx", "ticket.pdf"):
+        shutil.copy(OFFICE / name, data / "technical" / name)
+    first = sorted((TICKETS / "train" / "technical").iterdir())[0]
+    (data / "technical" / "ticket.txt.gz").write_bytes(gzip.compress(first.read_bytes()))
+    corpus = LabelledCorpus([str(data)])
+    assert len(list(corpus)) == 162
+    said = corpus.report.lines()
+    assert said[-1] == "1 class whose files gave no document: technical"
+    assert sum(int(line.split()[0]) for line in said if " skipped: not text " in line) == 3
+    result = run(["eval", tickets_model, data])  # the model knows technical; the data gave none of it
+    assert "1 class whose files gave no document: technical\n" in result.stderr
+    shutil.rmtree(data / "shipping")
+    refused = run(["train", data, "-o", tmp_path / "m.joblib"], expect=1).stderr
+    assert refused.endswith("1 class whose files gave no document: technical\n"
+                            "Error: only one class ('billing') in the training data; need at least two\n")
+    # Classes that gave documents, and a folder found empty (said as such), are not named again.
+    (data / "technical" / "ticket.txt").write_bytes(first.read_bytes())
+    (data / "neutral").mkdir()
+    trained = run(["train", data, "-o", tmp_path / "m.joblib"]).stderr
+    assert "gave no document" not in trained and "1 skipped: class folder holding no documents\n" in trained
+
+
 def test_class_folders_may_be_links_and_every_folder_is_read_once(tmp_path):
     """`ln -s ~/Maildir/.Junk/cur data/spam` is a common way to lay out training data: such
     links are read, with the link's name as the label. A link to a folder the tree holds

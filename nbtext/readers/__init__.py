@@ -191,6 +191,8 @@ class LabelledCorpus:
                 sizes.append(size)
         self.report.hints += _layout_hints([path for path, fmt, entries in self._plan
                                             if fmt in ("folder", "email", "mbox") and not entries])
+        # The entries of folders and maildirs are (path, label, ...): the classes they promise.
+        self.report.listed_classes.update(entry[1] for _, fmt, entries in self._plan for entry in entries)
         self.total_bytes = None if None in sizes else sum(s for s in sizes if s is not None)
 
     def _plan_one(self, path: str, input_format: str | None) -> list[tuple[str | None, list, int | None]]:

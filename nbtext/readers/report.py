@@ -96,6 +96,9 @@ class ReadReport:
     #: What a DATA argument that gave no document seems to be instead, and how to give it
     #: (a class's own folder, a table file inside a folder): said last, before the error.
     hints: list[str] = field(default_factory=list)
+    #: The classes whose folders were listed with files in them: one that gives no document
+    #: (each of its files skipped, as not text, say) is named, as a class folder found empty is.
+    listed_classes: set[str] = field(default_factory=set)
 
     def add(self, doc: Document, *, replaced: bool, marked: str | None = None, page: bool = False) -> Document:
         """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
@@ -134,6 +137,7 @@ class ReadReport:
         self.texts += other.texts
         self.labelled_texts += other.labelled_texts
         self.hints += other.hints
+        self.listed_classes |= other.listed_classes
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
@@ -217,6 +221,11 @@ class ReadReport:
         if self.attachments:
             attachments = plural(self.attachments, "mail attachment")
             out.append(f"{self.attachments:,} {attachments} skipped (attached files, not the message's text)")
+        # With other classes read, one gone would have only the count of skipped files to tell it.
+        lost = sorted(self.listed_classes - set(self.labels)) if self.labels else []
+        if lost:
+            out.append(f"{len(lost):,} {'class' if len(lost) == 1 else 'classes'} whose files gave no document: "
+                       + ", ".join(lost))
         return out + self.hints
 
 
