@@ -442,8 +442,8 @@ def test_columns_are_refused_where_no_table_is_read(tmp_path, tickets_model):
                 input=table, expect=1).stderr
     assert error.endswith("Error: --text-column, --label-column, --id-column and --skip-unlabelled read tables "
                           "and JSONL files by name, not stdin: save the table to a file first (e.g. > data.tsv)\n")
-    for csv in ([], ["--input-format", "csv"]):  # with csv asked for, predict opened a file named '-'
-        error = run(["predict", tickets_model, "--text-column", "text", *csv], input=table, expect=1).stderr
+    for asked in ([], ["--input-format", "csv"]):  # with csv asked for, predict opened a file named '-'
+        error = run(["predict", tickets_model, "--text-column", "text", *asked], input=table, expect=1).stderr
         assert error.endswith("Error: --text-column and --id-column read tables and JSONL files by name, not "
                               "stdin: save the table to a file first (e.g. > data.tsv)\n")
     notes = tmp_path / "notes.txt"
