@@ -269,19 +269,28 @@ def test_a_class_whose_every_file_is_skipped_is_named(tmp_path, tickets_model):
     corpus = LabelledCorpus([str(data)])
     assert len(list(corpus)) == 162
     said = corpus.report.lines()
-    assert said[-1] == "1 class whose files gave no document: technical"
+    assert said[-1] == "1 class whose folder gave no document: technical"
     assert sum(int(line.split()[0]) for line in said if " skipped: not text " in line) == 3
     result = run(["eval", tickets_model, data])  # the model knows technical; the data gave none of it
-    assert "1 class whose files gave no document: technical\n" in result.stderr
+    assert "1 class whose folder gave no document: technical\n" in result.stderr
     shutil.rmtree(data / "shipping")
     refused = run(["train", data, "-o", tmp_path / "m.joblib"], expect=1).stderr
-    assert refused.endswith("1 class whose files gave no document: technical\n"
+    assert refused.endswith("1 class whose folder gave no document: technical\n"
                             "Error: only one class ('billing') in the training data; need at least two\n")
     # Classes that gave documents, and a folder found empty (said as such), are not named again.
     (data / "technical" / "ticket.txt").write_bytes(first.read_bytes())
     (data / "neutral").mkdir()
     trained = run(["train", data, "-o", tmp_path / "m.joblib"]).stderr
     assert "gave no document" not in trained and "1 skipped: class folder holding no documents\n" in trained
+    # A maildir with no message yet, as a new Junk folder, is such a class too.
+    boxes = tmp_path / "mail"
+    for label in ("ham", "spam"):
+        for part in ("cur", "new", "tmp"):
+            (boxes / label / part).mkdir(parents=True)
+    (boxes / "ham" / "cur" / "1600000000.M1P1.host:2,S").write_bytes(b"Subject: lunch\n\nat noon?\n")
+    assert run(["train", boxes, "-o", tmp_path / "m.joblib"], expect=1).stderr.endswith(
+        "1 class whose folder gave no document: spam\n"
+        "Error: only one class ('ham') in the training data; need at least two\n")
 
 
 def test_class_folders_may_be_links_and_every_folder_is_read_once(tmp_path):

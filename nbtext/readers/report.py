@@ -96,8 +96,8 @@ class ReadReport:
     #: What a DATA argument that gave no document seems to be instead, and how to give it
     #: (a class's own folder, a table file inside a folder): said last, before the error.
     hints: list[str] = field(default_factory=list)
-    #: The classes whose folders were listed with files in them: one that gives no document
-    #: (each of its files skipped, as not text, say) is named, as a class folder found empty is.
+    #: The classes the listing found documents to read for (files in a class folder, a maildir):
+    #: one that gives none (each file skipped, as not text, say) is named, as an empty folder is.
     listed_classes: set[str] = field(default_factory=set)
 
     def add(self, doc: Document, *, replaced: bool, marked: str | None = None, page: bool = False) -> Document:
@@ -224,7 +224,7 @@ class ReadReport:
         # With other classes read, one gone would have only the count of skipped files to tell it.
         lost = sorted(self.listed_classes - set(self.labels)) if self.labels else []
         if lost:
-            out.append(f"{len(lost):,} {'class' if len(lost) == 1 else 'classes'} whose files gave no document: "
+            out.append(f"{len(lost):,} {'class' if len(lost) == 1 else 'classes'} whose folder gave no document: "
                        + ", ".join(lost))
         return out + self.hints
 
