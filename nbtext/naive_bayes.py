@@ -447,16 +447,28 @@ class BernoulliNB(NaiveBayes):
     def _prepare(self) -> None:
         self._log_docs = np.log(self.class_count_ + 2 * self.alpha)
         # Absent words count too: every document starts from the sum of log(1 - p) over all words.
-        self._bias = self.class_log_prior_ + self._column_sums(lambda cols: np.log1p(-np.exp(self._log_prob(cols))))
+        self._bias = self.class_log_prior_ + self._column_sums(
+            lambda columns: self._log_absent_of(self.feature_count_[:, columns]))
 
     def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         out = np.add(counts, self.alpha, out=out)
         np.log(out, out=out)
         return np.subtract(out, self._log_docs[:, None], out=out)
 
+    def _log_absent_of(self, counts: np.ndarray) -> np.ndarray:
+        """log(1 - P(w|c)) for some columns, from their counts: (D_c - D_cw + alpha) / (D_c + 2 alpha).
+        Not as log(1 - exp(log P)), which scikit-learn takes: a word in every document of a class
+        has 1 - P = alpha / (D_c + 2 alpha), which rounds to 0 from there where alpha is small
+        beside D_c (1e-300, or 1e-12 and a million documents), and made every score NaN."""
+        absent = np.subtract(self.class_count_[:, None], counts)
+        absent += self.alpha
+        np.log(absent, out=absent)
+        return np.subtract(absent, self._log_docs[:, None], out=absent)
+
     def _weights_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        absent = self._log_absent_of(counts)
         present = self._log_prob_of(counts, out)
-        return np.subtract(present, np.log1p(-np.exp(present)), out=present)
+        return np.subtract(present, absent, out=present)
 
     def _jll_bias(self) -> np.ndarray:
         return self._bias
@@ -485,8 +497,8 @@ class ComplementNB(NaiveBayes):
 
     def _prepare(self) -> None:
         per_class = self.feature_count_.sum(axis=1)
-        all_words = per_class.sum() + self.alpha * self.n_features_in_
-        self._log_complement_total = np.log(all_words - per_class)
+        # The other classes' words, then alpha's: added first, a small alpha is lost in the total.
+        self._log_complement_total = np.log(per_class.sum() - per_class + self.alpha * self.n_features_in_)
         if self.norm:
             total = self._column_sums(lambda columns: self._logged(self.feature_count_[:, columns]))
             # With one term its weight is log 1 = 0 in every class, and so is the sum: 0 / 0 made
@@ -502,8 +514,8 @@ class ComplementNB(NaiveBayes):
         total = counts[0].copy()
         for row in counts[1:]:
             total += row
-        total += self.alpha
         out = np.subtract(total, counts, out=out)
+        out += self.alpha  # after the subtraction: added to the total, 1e-300 was lost, and log 0 made NaN
         np.log(out, out=out)
         return np.subtract(out, self._log_complement_total[:, None], out=out)
 

@@ -48,6 +48,31 @@ def test_bernoulli_textbook_example():
     assert nb.predict(d5).tolist() == ["japan"]
 
 
+@pytest.mark.parametrize("alpha", [1e-300, 1e-20, 1.0])
+def test_a_tiny_alpha_gives_the_textbook_scores_not_nan(alpha):
+    """The IR book's example 13.2 again, by hand for any alpha. Chinese is in every china
+    document, so 1 - P(Chinese|china) is alpha / (3 + 2 alpha): Bernoulli took it as
+    1 - exp(log P), which is 0 for alpha 1e-20, and Complement NB lost alpha in a total of counts
+    where a word is in one class only; log 0 made every score NaN. Scores now come from the
+    counts themselves, as the formulas are written."""
+    X = [[2, 1, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 0, 0, 1, 1]]
+    labels = ["china", "china", "china", "japan"]
+    d5 = [[3, 0, 0, 0, 1, 1]]  # present: Chinese, Tokyo, Japan; absent: Beijing, Shanghai, Macao
+    a, log = alpha, math.log
+    # Bernoulli: present words at (D_cw + a) / (D_c + 2a), absent ones at (D_c - D_cw + a) / (D_c + 2a)
+    china = log(3 / 4) + log((3 + a) / (3 + 2 * a)) + 2 * log(a / (3 + 2 * a)) + 3 * log((2 + a) / (3 + 2 * a))
+    japan = log(1 / 4) + 6 * log((1 + a) / (1 + 2 * a))
+    # Complement: each word of d5 weighs -log P(w | the other class), (count + a) / (total + 6a)
+    not_china, not_japan = 3 + 6 * a, 8 + 6 * a  # japan's 3 words; china's 8
+    c_china = -5 * log((1 + a) / not_china)  # Chinese 3 times, Tokyo, Japan: each once in japan's
+    c_japan = -3 * log((5 + a) / not_japan) - 2 * log(a / not_japan)  # Tokyo, Japan: in no china document
+    for core, (first, second) in [(BernoulliNB, (china, japan)), (ComplementNB, (c_china, c_japan))]:
+        nb = core(alpha=alpha).fit(X, labels)
+        top = max(first, second)
+        total = top + log(math.exp(first - top) + math.exp(second - top))
+        np.testing.assert_allclose(nb.predict_log_proba(d5)[0], [first - total, second - total], rtol=1e-12)
+
+
 def test_multinomial_textbook_contributions():
     """The same book's example 13.1 (multinomial model), by hand: what each word of d5 adds to
     china's score over japan's is its count times log P(w|china) / P(w|japan)."""
