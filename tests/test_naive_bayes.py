@@ -150,12 +150,15 @@ def test_partial_fit_in_parts_equals_fit(data, variant, split):
     np.testing.assert_allclose(parts.predict_log_proba(X), whole.predict_log_proba(X), rtol=0, atol=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
-@given(data=matrices_of(1), variant=st.sampled_from(range(len(VARIANTS))))
-def test_probabilities_sum_to_one(data, variant):
+@settings(max_examples=80, deadline=None)
+@given(data=matrices_of(1), variant=st.sampled_from(range(len(VARIANTS))),
+       alpha=st.one_of(st.just(1.0), st.floats(-300, 3).map(lambda exponent: 10.0 ** exponent)))
+def test_probabilities_sum_to_one(data, variant, alpha):
+    """At any alpha from 1e-300 to 1000 (a small one made NaN where a word is in every
+    document of a class, or in one class only)."""
     X, y = data
     ours, _, extra = VARIANTS[variant]
-    proba = ours(**extra).fit(X, y).predict_proba(X)
+    proba = ours(alpha=alpha, **extra).fit(X, y).predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert (proba >= 0).all()
 
