@@ -380,7 +380,7 @@ def _print_classes(report, folds: int) -> None:
     counts = sorted(report.labels.items())
     if not counts:
         return
-    click.echo(f"{len(counts)} {'class' if len(counts) == 1 else 'classes'}: "
+    click.echo(f"{len(counts)} {plural(len(counts), 'class')}: "
                + ", ".join(f"{tsv_field(label)} {n:,}" for label, n in counts), err=True)
     single = [tsv_field(label) for label, n in counts if n == 1]
     if single and len(counts) > 1:
@@ -719,7 +719,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     render.train_summary(model, output, seconds)
     # A misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed.
     if base is not None and (added := [label for label in model.classes if label not in base.classes]):
-        click.echo(f"new {'class' if len(added) == 1 else 'classes'} from this update: {', '.join(added)} "
+        click.echo(f"new {plural(len(added), 'class')} from this update: {', '.join(added)} "
                    f"(the model had {', '.join(base.classes)})", err=True)
         for line in render.label_twins(added, base.classes):
             click.echo(line, err=True)

@@ -189,7 +189,7 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     emptied = sorted(set(model.counts.classes) - set(counts.classes))
     if emptied:  # a filter without its spam class, or a model of one class, could not classify
         named = ", ".join(map(repr, emptied))
-        raise DataError(f"unlearning these would leave no documents in {'class' if len(emptied) == 1 else 'classes'}"
+        raise DataError(f"unlearning these would leave no documents in {plural(len(emptied), 'class')}"
                         f" {named}; the model is unchanged")
     return _rebuild(model, counts, settings)
 

@@ -224,8 +224,7 @@ class ReadReport:
         # With other classes read, one gone would have only the count of skipped files to tell it.
         lost = sorted(self.listed_classes - set(self.labels)) if self.labels else []
         if lost:
-            out.append(f"{len(lost):,} {'class' if len(lost) == 1 else 'classes'} whose folder gave no document: "
-                       + ", ".join(lost))
+            out.append(f"{len(lost):,} {plural(len(lost), 'class')} whose folder gave no document: {', '.join(lost)}")
         return out + self.hints
 
 
@@ -271,8 +270,12 @@ def without_known_words(batch: Sequence[Document], scored_as_empty: Sequence[boo
 
 
 def plural(n: int, noun: str) -> str:
-    """``noun`` as it follows the number ``n``: ``document`` for 1, else ``documents``."""
-    return noun if n == 1 else noun + "s"
+    """``noun`` as it follows the number ``n``: ``document`` for 1, else ``documents``.
+
+    >>> plural(1, "class"), plural(2, "class"), plural(0, "message")
+    ('class', 'classes', 'messages')
+    """
+    return noun if n == 1 else noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 #: UTF-8's names: check_encoding gives the first, and callers may write either.
