@@ -447,27 +447,29 @@ class BernoulliNB(NaiveBayes):
     def _prepare(self) -> None:
         self._log_docs = np.log(self.class_count_ + 2 * self.alpha)
         # Absent words count too: every document starts from the sum of log(1 - p) over all words.
+        # log(1 - p) = log(D_c - D_cw + alpha) - log(D_c + 2 alpha)
         self._bias = self.class_log_prior_ + self._column_sums(
-            lambda columns: self._log_absent_of(self.feature_count_[:, columns]))
+            lambda columns: self._logged_absent(self.feature_count_[:, columns]) - self._log_docs[:, None])
 
     def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         out = np.add(counts, self.alpha, out=out)
         np.log(out, out=out)
         return np.subtract(out, self._log_docs[:, None], out=out)
 
-    def _log_absent_of(self, counts: np.ndarray) -> np.ndarray:
-        """log(1 - P(w|c)) for some columns, from their counts: (D_c - D_cw + alpha) / (D_c + 2 alpha).
-        Not as log(1 - exp(log P)), which scikit-learn takes: a word in every document of a class
-        has 1 - P = alpha / (D_c + 2 alpha), which rounds to 0 from there where alpha is small
-        beside D_c (1e-300, or 1e-12 and a million documents), and made every score NaN."""
+    def _logged_absent(self, counts: np.ndarray) -> np.ndarray:
+        """log(D_c - D_cw + alpha), from the counts, not as log(1 - exp(log P)), which
+        scikit-learn takes: a word in every document of a class has 1 - P = alpha / (D_c + 2
+        alpha), which rounds to 0 from there where alpha is small beside D_c (1e-300, or 1e-12
+        and a million documents), and made every score NaN."""
         absent = np.subtract(self.class_count_[:, None], counts)
         absent += self.alpha
-        np.log(absent, out=absent)
-        return np.subtract(absent, self._log_docs[:, None], out=absent)
+        return np.log(absent, out=absent)
 
     def _weights_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        absent = self._log_absent_of(counts)
-        present = self._log_prob_of(counts, out)
+        # log P - log(1 - P): their common denominator, D_c + 2 alpha, cancels out
+        absent = self._logged_absent(counts)
+        present = np.add(counts, self.alpha, out=out)
+        np.log(present, out=present)
         return np.subtract(present, absent, out=present)
 
     def _jll_bias(self) -> np.ndarray:
