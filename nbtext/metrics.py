@@ -20,8 +20,9 @@ def evaluate(y_true: Sequence[str | None], log_proba: np.ndarray, classes: Seque
     ``y_true`` are the documents' labels (``Document.label``), none of them None. ``log_proba``
     has one column per entry of ``classes`` (the model's). True labels the model never saw can
     never be predicted: they count as errors, and are left out of the log loss (which needs
-    the model's probability of the true class), as ``n_unknown_label`` says; ``unknown_labels``
-    counts them by label (a class folder named Spam/ where the model has spam).
+    the model's probability of the true class) and of the calibration, as ``n_unknown_label``
+    says; ``unknown_labels`` counts them by label (a class folder named Spam/ where the model
+    has spam).
     The per-class figures, their averages and the confusion matrix cover the labels that are
     true or predicted, as scikit-learn's do: a class of the model with no document in the
     data and none predicted does not pull the macro average down.

@@ -132,7 +132,7 @@ def test_a_class_named_in_other_letter_case_is_pointed_out(tmp_path):
     run(["train", TICKETS / "train", "-o", model])
     said = run(["eval", model, tmp_path / "test"]).stdout.splitlines()
     assert said[1:3] == ["40 documents have labels the model never saw (Billing 40): counted as errors, left out of "
-                         "the log loss",
+                         "the log loss and the calibration",
                          "Billing and the model's billing differ only in letter case, which makes them two labels: "
                          "rename one to the other"]
     updated = run(["train", "--update", model, tmp_path / "test", "-o", tmp_path / "u.joblib"]).stderr
@@ -158,7 +158,7 @@ def test_a_class_named_in_another_unicode_form_is_pointed_out(tmp_path):
              f"--notest DIR renames DIR's files and folders to the composed form\n")
     said = run(["eval", model, tmp_path / "test"]).stdout.splitlines(keepends=True)
     assert said[1] == (f"40 documents have labels the model never saw ({decomposed} 40): counted as errors, left "
-                       "out of the log loss\n")
+                       "out of the log loss and the calibration\n")
     assert said[2] == twins
     updated = run(["train", "--update", model, tmp_path / "test", "-o", tmp_path / "u.joblib"]).stderr
     assert updated.endswith(f"new class from this update: {decomposed} (the model had {composed}, shipping, "
@@ -1540,10 +1540,11 @@ def test_counts_of_one_read_as_one(tmp_path, tickets_model):
     (tmp_path / "test" / "returns" / "0.txt").write_text("I want to send this back")
     table = run(["eval", tickets_model, tmp_path / "test"]).stdout.splitlines()
     assert table[1] == ("1 document has a label the model never saw (returns 1): counted as errors, left out of the "
-                        "log loss")
+                        "log loss and the calibration")
     report = json.loads(run(["eval", tickets_model, tmp_path / "test", "--format", "json"]).stdout)
     assert report["n_unknown_label"] == 1 and report["unknown_labels"] == {"returns": 1}
     assert report["n_documents"] == 121
+    assert sum(row["documents"] for row in report["reliability"]) == 120
     (tmp_path / "returns").mkdir()
     shutil.move(tmp_path / "test" / "returns", tmp_path / "returns" / "returns")
     alone = run(["eval", tickets_model, tmp_path / "returns"]).stdout.splitlines()
