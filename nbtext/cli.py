@@ -951,13 +951,24 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
 
 
 def _write_errors(path: str, lines: list[str]) -> None:
-    """eval's list of wrongly labelled documents, written once they are all known."""
+    """eval's list of wrongly labelled documents, written once they are all known. A file cut
+    short (a full disk) is removed, as compilers remove theirs: a script that goes on to read
+    it would take the lines written for the whole list."""
     try:
-        with open(path, "w", encoding="utf-8", errors="surrogateescape") as out:
+        out = open(path, "w", encoding="utf-8", errors="surrogateescape")
+    except OSError as error:  # not opened, so not cut short either
+        raise NbtextError(f"cannot write {path} ({error.strerror or error})") from None
+    try:
+        with out:
             out.writelines(lines)
     except OSError as error:
-        raise NbtextError(f"cannot write {path} ({error.strerror or error})") from None
-    click.echo(f"{len(lines):,} documents labelled wrongly -> {path}", err=True)
+        removed = ""
+        target = os.path.realpath(path)
+        if os.path.isfile(target):  # not a device or a FIFO
+            os.unlink(target)
+            removed = "; the part written is removed"
+        raise NbtextError(f"cannot write {path} ({error.strerror or error}){removed}") from None
+    click.echo(f"{len(lines):,} {plural(len(lines), 'document')} labelled wrongly -> {path}", err=True)
 
 
 def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: list[str] | None = None,

@@ -884,6 +884,41 @@ def test_output_to_a_full_disk_is_an_error_not_a_traceback(tickets_model, args):
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
 
 
+def _with_files_of_at_most(size: int):
+    """A child's set-up in which writing past ``size`` bytes of a file fails with EFBIG, as on a
+    full disk, instead of killing it with SIGXFSZ."""
+    import resource
+    import signal
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+def test_an_errors_list_cut_short_is_removed_not_left_half_written(tickets_model, tmp_path):
+    """`eval --errors wrong.tsv` on a disk that filled up said so and exited 1, but left the
+    lines written so far: a script reading wrong.tsv next would take them for the whole list.
+    Here a file-size limit stands in for the full disk; a list that fits is written whole."""
+    import shutil
+
+    wrong = tmp_path / "wrong.tsv"
+    command = [sys.executable, "-m", "nbtext", "eval", str(tickets_model), str(TICKETS / "test"), "--errors",
+               str(wrong), "--explain", "3"]
+    cut = subprocess.run(command, capture_output=True, text=True, timeout=60, preexec_fn=_with_files_of_at_most(200))
+    assert cut.returncode == 1 and cut.stdout == ""
+    assert cut.stderr.endswith(f"Error: cannot write {wrong} (File too large); the part written is removed\n")
+    assert not wrong.exists()
+    whole = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                           preexec_fn=_with_files_of_at_most(10_000))
+    assert whole.stderr.endswith(f"3 documents labelled wrongly -> {wrong}\n")
+    assert len(wrong.read_text().splitlines()) == 3
+    (tmp_path / "one" / "technical").mkdir(parents=True)
+    shutil.copy(TICKETS / "test" / "technical" / "003.txt", tmp_path / "one" / "technical")
+    assert run(["eval", tickets_model, tmp_path / "one", "--errors", wrong]).stderr.endswith(
+        f"1 document labelled wrongly -> {wrong}\n")
+
+
 def test_the_model_file_is_a_regular_file_and_a_link_to_one_is_kept(tmp_path):
     """`-o` naming a FIFO or a device (/dev/stdout) had the model written beside it and renamed
     over it: the device was replaced by a file (as root, /dev/full became one). A link given as
