@@ -48,6 +48,8 @@ class NaiveBayes:
     empty_answer = "classified by the class priors alone"
     #: Learned per-class sums (classes x features): an array, or a ColumnMatrix taken as given.
     feature_count_: Any
+    #: The labels learned, sorted: column i of every score is classes_[i].
+    classes_: np.ndarray
 
     def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None) -> None:
         self.alpha = alpha
@@ -115,26 +117,33 @@ class NaiveBayes:
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> NaiveBayes:
         """Add documents to what was learned; ``classes`` is required on the first call."""
         X, y = self._check_X_y(X, y)
-        first = not hasattr(self, "classes_")
-        if first:
-            if classes is None:
-                raise ValueError("classes must be given on the first call to partial_fit")
-            self.classes_ = np.unique(np.asarray(classes))
-            self.n_features_in_ = X.shape[1]
-            self.feature_count_ = np.zeros((len(self.classes_), X.shape[1]))
-            self.class_count_ = np.zeros(len(self.classes_))
-        else:
-            self._check_n_features(X)
-            self.feature_count_ = np.asarray(self.feature_count_, dtype=np.float64)
-        y_index = np.searchsorted(self.classes_, y)
-        unknown = (y_index >= len(self.classes_)) | (self.classes_[np.minimum(y_index, len(self.classes_) - 1)] != y)
-        if unknown.any():
-            raise ValueError(f"labels {sorted(set(np.asarray(y)[unknown].tolist()))} are not in classes {self.classes_.tolist()}")
         weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if weights.shape != (X.shape[0],):
             raise ValueError(f"sample_weight has shape {weights.shape}, expected ({X.shape[0]},)")
         if not (np.isfinite(weights).all() and (weights >= 0).all()):
             raise ValueError("sample_weight must be finite and not negative")
+        first = not hasattr(self, "classes_")
+        if first:
+            if classes is None:
+                raise ValueError("classes must be given on the first call to partial_fit")
+            if not weights.sum() > 0:  # the priors would be 0/0; a later empty batch adds nothing
+                raise ValueError(f"{type(self).__name__} needs at least one document to learn from; X has "
+                                 + (f"{X.shape[0]} rows, all of weight 0" if X.shape[0] else "none"))
+            known = np.unique(np.asarray(classes))
+        else:
+            self._check_n_features(X)
+            known = self.classes_
+        y_index = np.searchsorted(known, y)
+        unknown = (y_index >= len(known)) | (known[np.minimum(y_index, len(known) - 1)] != y)
+        if unknown.any():  # before anything is learned: a first call refused leaves the model unfitted
+            raise ValueError(f"labels {sorted(set(np.asarray(y)[unknown].tolist()))} are not in classes {known.tolist()}")
+        if first:
+            self.classes_ = known
+            self.n_features_in_ = X.shape[1]
+            self.feature_count_ = np.zeros((len(known), X.shape[1]))
+            self.class_count_ = np.zeros(len(known))
+        else:
+            self.feature_count_ = np.asarray(self.feature_count_, dtype=np.float64)
         statistic = self._statistic(X)
         self.feature_count_ += statistic.column_sums_by(y_index, len(self.classes_), weights)
         self.class_count_ += np.bincount(y_index, weights=weights, minlength=len(self.classes_))

@@ -291,3 +291,34 @@ def test_errors_say_what_is_wrong():
     for alpha in (0, np.nan, np.inf, "0.1", None, True, [0.1, 0.2]):  # nan passed, giving nan probabilities
         with pytest.raises(ValueError, match="alpha must be a positive finite number"):
             MultinomialNB(alpha=alpha).fit([[1, 0], [0, 1]], ["a", "b"])
+
+
+@pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
+def test_nothing_to_learn_from_is_refused_and_a_later_empty_batch_adds_nothing(ours, theirs, extra):
+    """fit on no documents failed inside numpy ("zero-size array to reduction operation", or an
+    IndexError for Complement NB), and a first partial_fit on none, or on documents all of
+    weight 0, learned NaN priors with a RuntimeWarning. scikit-learn refuses them; so do we.
+    A refused first call leaves the model unfitted (a label outside ``classes`` left it half
+    made, its next call no longer the first), and an empty batch later, as a stream can give,
+    changes nothing."""
+    variant = functools.partial(ours, **extra)
+    name = ours.__name__
+    empty = np.zeros((0, 2))
+    with pytest.raises(ValueError, match=f"^{name} needs at least one document to learn from; X has none$"):
+        variant().fit(empty, [])
+    with pytest.raises(ValueError, match="minimum of 1 is required"):  # the oracle agrees
+        theirs(**extra).fit(empty, [])
+    with pytest.raises(ValueError, match=f"^{name} needs at least one document to learn from; X has none$"):
+        variant().partial_fit(empty, [], classes=["a", "b"])
+    with pytest.raises(ValueError, match=f"^{name} needs at least one document to learn from; X has 2 rows, all of "
+                                         "weight 0$"):
+        variant().fit([[1, 0], [0, 1]], ["a", "b"], sample_weight=[0, 0])
+    refused = variant()
+    with pytest.raises(ValueError, match=r"^labels \['z'\] are not in classes \['a', 'b'\]$"):
+        refused.partial_fit([[1, 0], [0, 1]], ["a", "z"], classes=["a", "b"])
+    with pytest.raises(NotFittedError):
+        refused.predict([[1, 0]])
+    fitted = refused.partial_fit([[1, 0], [0, 1]], ["a", "b"], classes=["a", "b"])
+    before = fitted.predict_proba([[1, 0], [0, 3]])
+    assert before[0, 0] > 0.5 > before[1, 0]
+    np.testing.assert_array_equal(fitted.partial_fit(empty, []).predict_proba([[1, 0], [0, 3]]), before)
