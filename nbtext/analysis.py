@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import numbers
 import operator
 import re
 import zlib
@@ -184,7 +185,11 @@ class Analyzer:
 
 
 def _checked_range(bounds: tuple[int, int], what: str) -> tuple[int, int]:
-    low, high = bounds
+    whole = [b for b in bounds if isinstance(b, numbers.Integral) and not isinstance(b, bool)] \
+        if isinstance(bounds, (tuple, list)) else []
+    if len(whole) != 2 or len(bounds) != 2:  # "1,2" unpacked as too many values; (1.5, 2) ran as (1, 2)
+        raise DataError(f"bad {what} {bounds!r}: need two whole numbers, (MIN, MAX)")
+    low, high = whole
     if not 1 <= low <= high:
         raise DataError(f"bad {what} {low},{high}: need 1 <= MIN <= MAX")
     return int(low), int(high)

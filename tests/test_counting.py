@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -71,6 +73,18 @@ def test_analyzer_refuses_what_is_not_one_document(given_text, message, settings
     kept, the regex's own complaint); the error now says what an Analyzer takes."""
     with pytest.raises(TypeError, match=f"Analyzer takes one document as str, {message}"):
         Analyzer(**settings)(given_text)
+
+
+@pytest.mark.parametrize("bounds, shown", [("1,2", "'1,2'"), ((1.5, 2), "(1.5, 2)"), ((1,), "(1,)"),
+                                             ((True, 2), "(True, 2)"), (2, "2")])
+@pytest.mark.parametrize("option", ["ngram_range", "char_ngrams"])
+def test_an_ngram_range_that_is_not_two_whole_numbers_is_refused(bounds, shown, option):
+    """ngram_range="1,2", as a command line writes it, failed with "too many values to unpack",
+    and (1.5, 2) ran silently as (1, 2). Both now say what a range is."""
+    what = "n-gram range" if option == "ngram_range" else "character n-gram range"
+    with pytest.raises(DataError, match=f"^bad {what} {re.escape(shown)}: need two whole numbers, \\(MIN, MAX\\)$"):
+        Analyzer(**{option: bounds})
+    assert getattr(Analyzer(**{option: [2, np.int64(3)]}), option) == (2, 3)
 
 
 def test_word_and_char_ngrams_together_equal_scikit_learn_feature_union(mixed_documents):
