@@ -185,11 +185,11 @@ class Analyzer:
 
 
 def _checked_range(bounds: tuple[int, int], what: str) -> tuple[int, int]:
-    whole = [b for b in bounds if isinstance(b, numbers.Integral) and not isinstance(b, bool)] \
-        if isinstance(bounds, (tuple, list)) else []
-    if len(whole) != 2 or len(bounds) != 2:  # "1,2" unpacked as too many values; (1.5, 2) ran as (1, 2)
+    # "1,2" was unpacked as too many values, and (1.5, 2) ran as (1, 2).
+    if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2
+            and all(isinstance(b, numbers.Integral) and not isinstance(b, bool) for b in bounds)):
         raise DataError(f"bad {what} {bounds!r}: need two whole numbers, (MIN, MAX)")
-    low, high = whole
+    low, high = bounds
     if not 1 <= low <= high:
         raise DataError(f"bad {what} {low},{high}: need 1 <= MIN <= MAX")
     return int(low), int(high)

@@ -325,7 +325,8 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
         unknown = report["n_unknown_label"]
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())
         out.print(f"{unknown:,} {'document has a label' if unknown == 1 else 'documents have labels'} the model "
-                  f"never saw ({named}): counted as errors, left out of the log loss and the calibration", soft_wrap=True)
+                  f"never saw ({named}): counted as errors, left out of the log loss and the calibration",
+                  soft_wrap=True)
         for line in label_twins(report["unknown_labels"], report["labels"]):
             out.print(line, soft_wrap=True)
     if "filter" in report:
