@@ -133,6 +133,8 @@ class NaiveBayes:
         else:
             self._check_n_features(X)
             known = self.classes_
+        if not len(y):  # np.asarray([]) is floats: numpy 1.x warns on comparing them with labels
+            y = y.astype(known.dtype)
         y_index = np.searchsorted(known, y)
         unknown = (y_index >= len(known)) | (known[np.minimum(y_index, len(known) - 1)] != y)
         if unknown.any():  # before anything is learned: a first call refused leaves the model unfitted
