@@ -806,6 +806,24 @@ def test_learn_says_why_it_had_no_message_to_learn(filter_model, tmp_path):
     assert model.read_bytes() == filter_model.read_bytes()
 
 
+def test_learning_a_quiet_nights_empty_maildir_leaves_the_model_and_succeeds(filter_model, tmp_path):
+    """README's nightly job learns .Junk/new, then moves its messages to .Junk/cur. On a night
+    with no new junk, learn stopped with "no messages to learn from" and exit 1, so a cron job
+    failed (and mailed its error) for nothing; filter and predict take an empty maildir quietly.
+    Now an empty folder is nothing to learn, with status 0; a file that is skipped still fails."""
+    model = tmp_path / "f.joblib"
+    shutil.copy(filter_model, model)
+    junk = tmp_path / "Maildir" / ".Junk"
+    for part in ("cur", "new", "tmp"):
+        (junk / part).mkdir(parents=True)
+    said = run(["learn", model, "--spam", junk / "new", "--ham", junk]).stderr
+    assert said == f"nothing to learn: no message in {junk / 'new'}, {junk}; {model} is unchanged\n"
+    assert model.read_bytes() == filter_model.read_bytes()
+    program = Path(shutil.which("ls") or "/bin/ls")
+    assert run(["learn", model, "--spam", junk / "new", program], expect=1).stderr.endswith(
+        "Error: no messages to learn from\n")
+
+
 def test_unlearning_every_message_of_a_class_is_refused(filter_model, mail_root, tmp_path):
     """Taking back all 300 spam the filter was trained on wrote a filter with no spam class, on
     which `filter` then died with a traceback; taking back every message failed with the
