@@ -1676,7 +1676,8 @@ def learn(model_path, items, unlearn, verbose) -> None:
                 raise NbtextError("no messages to learn from")
             # A quiet night's .Junk/new: a nightly job that learns it must not fail for that.
             given = ", ".join(path for paths in groups.values() for path in paths)
-            click.echo(f"nothing to learn: no message in {given}; {model_path} is unchanged", err=True)
+            click.echo(f"nothing to {'unlearn' if unlearn else 'learn'}: no message in {given}; {model_path} is "
+                       "unchanged", err=True)
             return
         try:
             updated = update(model, documents, remove=unlearn)

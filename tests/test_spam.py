@@ -818,6 +818,8 @@ def test_learning_a_quiet_nights_empty_maildir_leaves_the_model_and_succeeds(fil
         (junk / part).mkdir(parents=True)
     said = run(["learn", model, "--spam", junk / "new", "--ham", junk]).stderr
     assert said == f"nothing to learn: no message in {junk / 'new'}, {junk}; {model} is unchanged\n"
+    assert run(["learn", model, "--unlearn", "--spam", junk / "new"]).stderr == (
+        f"nothing to unlearn: no message in {junk / 'new'}; {model} is unchanged\n")
     assert model.read_bytes() == filter_model.read_bytes()
     program = Path(shutil.which("ls") or "/bin/ls")
     assert run(["learn", model, "--spam", junk / "new", program], expect=1).stderr.endswith(
