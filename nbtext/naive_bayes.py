@@ -463,9 +463,13 @@ class BernoulliNB(NaiveBayes):
             lambda columns: self._logged_absent(self.feature_count_[:, columns]) - self._log_docs[:, None])
 
     def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        out = np.add(counts, self.alpha, out=out)
-        np.log(out, out=out)
-        return np.subtract(out, self._log_docs[:, None], out=out)
+        present = self._logged_present(counts, out)
+        return np.subtract(present, self._log_docs[:, None], out=present)
+
+    def _logged_present(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """log(D_cw + alpha), the numerator of log P(w|c)."""
+        present = np.add(counts, self.alpha, out=out)
+        return np.log(present, out=present)
 
     def _logged_absent(self, counts: np.ndarray) -> np.ndarray:
         """log(D_c - D_cw + alpha), from the counts, not as log(1 - exp(log P)), which
@@ -479,8 +483,7 @@ class BernoulliNB(NaiveBayes):
     def _weights_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         # log P - log(1 - P): their common denominator, D_c + 2 alpha, cancels out
         absent = self._logged_absent(counts)
-        present = np.add(counts, self.alpha, out=out)
-        np.log(present, out=present)
+        present = self._logged_present(counts, out)
         return np.subtract(present, absent, out=present)
 
     def _jll_bias(self) -> np.ndarray:
