@@ -1479,7 +1479,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     from .readers import Document, iter_unlabelled, standard_input
     from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
-    from .readers.report import WIDE_HEAD, decode_file, file_not_text, stream_not_text, without_known_words
+    from .readers.report import (WIDE_HEAD, decode_file, decompressed, file_not_text, stream_not_text,
+                                 without_known_words)
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
 
@@ -1495,6 +1496,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
         else:
             with open(source, "rb") as handle:
                 raw = handle.read()
+            inner = decompressed(raw)  # as a mail server may keep it: see read_listed
+            raw = raw if inner is None else inner
     try:
         if explain and quiet:
             raise click.UsageError("--explain adds words to the verdict line, which --quiet does not print")

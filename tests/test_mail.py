@@ -564,6 +564,55 @@ def test_a_maildir_s_messages_are_named_by_their_files_which_mv_and_learn_take(m
     assert f"+{len(spam)} spam" in learned
 
 
+def test_messages_a_mail_server_keeps_compressed_are_read_as_the_messages_they_hold(mail_layouts, mail_filter,
+                                                                                  tmp_path):
+    """Dovecot, with its compression plugin on, keeps each message of a maildir gzipped (or in
+    bzip2 or xz), and tells them by their first bytes. nbtext skipped every one as "not text",
+    so a nightly filter over such a maildir filed nothing and a filter trained on it learned
+    nothing. Each is read now as the message it holds: the same texts, answers and verdicts
+    as the uncompressed maildir's, in one process or two, and for one message given alone. A
+    tar archive among them is still named and skipped, and so is a compressed file of plain
+    text in a folder that is not mail, which its user can decompress."""
+    import bz2
+    import lzma
+
+    compressors = [gzip.compress, bz2.compress, lzma.compress]
+    shutil.copytree(mail_layouts / "maildir", tmp_path / "data")
+    messages = sorted((tmp_path / "data").glob("*/new/*"))
+    for n, path in enumerate(messages):
+        path.write_bytes(compressors[n % 3](path.read_bytes()))
+    assert [path.read_bytes()[:2] for path in messages[:3]] == [b"\x1f\x8b", b"BZ", b"\xfd7"]
+    compressed = LabelledCorpus([str(tmp_path / "data")])
+    plain = LabelledCorpus([str(mail_layouts / "maildir")])
+    assert [(d.label, d.text) for d in compressed] == [(d.label, d.text) for d in plain]
+    assert compressed.report.skipped == {} and compressed.report.documents == 300
+    inbox = tmp_path / "data" / "ham"
+    tarred = inbox / "new" / "1600000000.M1P1.mailhost"
+    subprocess.run(["tar", "czf", tarred, "-C", mail_layouts / "folder" / "ham", "."], check=True)
+    skipped = "1 skipped: not text (a tar archive, gzip-compressed; tar xf unpacks it)\n"
+    for jobs in ("1", "2"):
+        for command in ("predict", "filter"):
+            answers = run([command, mail_filter, inbox, "--jobs", jobs])
+            expected = run([command, mail_filter, mail_layouts / "maildir" / "ham"])
+            assert answers.stdout == expected.stdout.replace(str(mail_layouts / "maildir"), str(tmp_path / "data"))
+            assert skipped in answers.stderr and answers.stderr.replace(skipped, "") == expected.stderr
+    one = messages[-1]
+    assert run(["filter", mail_filter, one], expect=None).stdout == run(
+        ["filter", mail_filter, mail_layouts / "maildir" / "spam" / "new" / one.name], expect=None).stdout.replace(
+        str(mail_layouts / "maildir" / "spam"), str(tmp_path / "data" / "spam"))
+    tarred.unlink()  # the filter trained on the compressed maildirs is the one trained on the plain ones
+    for data, model in ((tmp_path / "data", "m.joblib"), (mail_layouts / "maildir", "plain.joblib")):
+        assert "\nspam filter ('spam' is spam): spam cut-off " in run(["train", data, "-o", tmp_path / model]).stderr
+    scored = [run(["filter", tmp_path / model, mail_layouts / "folder" / "spam"]).stdout
+              for model in ("m.joblib", "plain.joblib")]
+    assert scored[0] == scored[1] and scored[0].count("\tSpam\t") > 50
+    # plain text compressed in a folder of plain text is still the user's to decompress
+    (tmp_path / "notes" / "a").mkdir(parents=True)
+    (tmp_path / "notes" / "a" / "old.txt.gz").write_bytes(gzip.compress(b"lunch at noon\n"))
+    read = LabelledCorpus([str(tmp_path / "notes")])
+    assert list(read) == [] and list(read.report.skipped) == ["not text (gzip-compressed; zcat writes its text)"]
+
+
 def _after_moving_spam(mail_layouts, root, store: str, moved: int = 5):
     """ham/ and spam/ as a mail client leaves them once its user has moved ``moved`` spams from
     the inbox to Junk: the inbox keeps each, marked deleted, until it is compacted or expunged,

@@ -9,7 +9,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import DataError
-from .report import WIDE_HEAD, Document, ReadReport, decode_file, file_not_text, narrowed, narrows
+from .report import WIDE_HEAD, Document, ReadReport, decode_file, decompressed, file_not_text, narrowed, narrows
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -268,11 +268,13 @@ def is_stored_message(data: bytes) -> bool:
     return len(names & _KEPT_HEADERS) >= 2 and not names.isdisjoint(_SENT_HEADERS)
 
 
-def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None:
+def read_listed(path: str, size: int | None, report: ReadReport, *, mail: bool = False) -> bytes | None:
     """The bytes of a file that a listing found, or None where it has gone since or cannot be
     read, skipped and counted: a live mail folder changes under a nightly job, and one message
     lost to a rename must not stop the answers for all the others. So is a file that starts
-    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be noise."""
+    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be noise.
+    A ``mail`` file compressed with gzip, bzip2 or xz gives the message it holds: a mail server
+    (Dovecot) may keep every message so, where decompressing them would break its mail store."""
     try:
         raw = read_bytes(path, size)
     except FileNotFoundError:
@@ -282,6 +284,8 @@ def read_listed(path: str, size: int | None, report: ReadReport) -> bytes | None
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
         return None
     kind = file_not_text(raw[:WIDE_HEAD], path)
+    if kind is not None and mail and (inner := decompressed(raw)) is not None:
+        raw, kind = inner, file_not_text(inner[:WIDE_HEAD], path)
     if kind is not None:
         report.skip(f"not text ({kind})", path)
         return None

@@ -336,7 +336,7 @@ def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadRe
     messages (an inbox exported beside message files) gives each message, ``PATH:INDEX``: read
     as one message, the rest would be the first one's body."""
     for path, label, size in entries:
-        raw = read_listed(path, size, report)
+        raw = read_listed(path, size, report, mail=True)
         if raw is not None and _PLIST.match(raw):  # Apple Mail's Info.plist, beside a mailbox's messages
             report.skip(PROPERTY_LIST, path)
         elif raw is not None and holds_mbox_messages(raw):
@@ -476,7 +476,7 @@ def maildir_messages(path: str, label: str | None, report: ReadReport,
         if _TRASHED.search(os.path.basename(file)):
             report.skip(DELETED, file)
             continue
-        raw = read_listed(file, None, report)
+        raw = read_listed(file, None, report, mail=True)
         if raw is not None:
             if holds_mbox_messages(raw):  # a maildir holds a message a file: read as asked, and noted
                 report.mboxes_read_whole.append(file)

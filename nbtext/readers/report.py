@@ -667,6 +667,31 @@ def _office_kind(archive) -> Packed | None:
 _DECOMPRESSING = {"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}
 
 
+def decompressed(raw: bytes) -> bytes | None:
+    """What ``raw`` holds, where it is one file compressed with gzip, bzip2 or xz: Dovecot keeps
+    a maildir's messages so when its compression plugin is on, and tells them by their first
+    bytes, whatever their names. None where ``raw`` is no such file, is cut short or corrupt,
+    or holds a tar archive (several files, which ``packed_as`` names).
+
+    >>> import gzip, lzma
+    >>> decompressed(gzip.compress(b"Subject: hi")), decompressed(lzma.compress(b"a") + lzma.compress(b"b"))
+    (b'Subject: hi', b'ab')
+    >>> decompressed(b"Subject: hi"), decompressed(gzip.compress(b"Subject: hi")[:-4])
+    (None, None)
+    """
+    import lzma
+    import zlib
+
+    tool = next((tool for magic, tool, _ in _COMPRESSED if magic.match(raw)), None)
+    if tool not in _DECOMPRESSING:
+        return None
+    try:
+        inner: bytes = importlib.import_module(_DECOMPRESSING[tool]).decompress(raw)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
+        return None
+    return None if inner[257:262] == b"ustar" else inner
+
+
 def _escape_bytes(error: UnicodeError) -> tuple[str, int]:
     """surrogateescape for every byte. Where a codec's invalid stretch holds a byte below 0x80
     (UTF-16 cut short, ISO-2022), surrogateescape gives up and the read would stop there."""
