@@ -358,6 +358,29 @@ def test_a_json_field_of_the_wrong_kind_is_refused_as_without_field_options(tmp_
     assert [(d.label, d.text, d.source) for d in docs] == [("7", "win cash", "12")]
 
 
+def test_a_json_true_or_false_label_is_spelled_as_json_spells_it(sms_rows, tmp_path):
+    """SMS spam as JSONL records with a boolean field, `{"spam": true, ...}`, as a database
+    export writes one. Both JSONL readers named the classes True and False, Python's spelling,
+    so predict answered `True` to a pipeline that compares the answer with the data's `true`
+    (`jq 'select(.spam == true)'`). The classes are `true` and `false` now, as the lines
+    spell them; numbers keep the spelling they had ("7", "2.5")."""
+    path = tmp_path / "sms.jsonl"
+    path.write_text("".join(json.dumps({"message": text, "spam": label == "spam", "id": n}) + "\n"
+                            for n, (label, text) in enumerate(sms_rows[:1000])))
+    run(["train", path, "--text-field", "message", "--label-field", "spam", "--id-field", "id", "-o", tmp_path / "m"])
+    answers = run(["predict", tmp_path / "m", path, "--text-field", "message", "--id-field", "id"]).stdout.splitlines()
+    truth = ["true" if label == "spam" else "false" for label, _ in sms_rows[:1000]]
+    assert [line.split("\t")[0] for line in answers] == [str(n) for n in range(1000)]
+    assert {line.split("\t")[1] for line in answers} == {"true", "false"}
+    assert sum(line.split("\t")[1] == t for line, t in zip(answers, truth)) > 990  # on its own training texts
+    assert run(["info", tmp_path / "m"]).stdout.splitlines()[1:3] == [
+        f"  false {truth.count('false'):>9,}", f"  true {truth.count('true'):>10,}"]
+    lines = tmp_path / "plain.jsonl"
+    lines.write_text('{"label": true, "text": "win cash now"}\n{"label": false, "text": "lunch at noon"}\n'
+                     '{"label": 2.5, "text": "half past two"}\n')
+    assert [d.label for d in LabelledCorpus([str(lines)])] == ["true", "false", "2.5"]
+
+
 def test_manifest_points_to_files(tmp_path):
     manifest = tmp_path / "list.txt"
     train = TICKETS / "train"

@@ -101,7 +101,7 @@ def _parse_jsonl(text: str, where: str) -> tuple[str, str]:
         raise DataError(f'{where}: "text" must be a string')
     if isinstance(label, (dict, list)) or label is None:
         raise DataError(f'{where}: "label" must be a string or a number')
-    return str(label), body
+    return json_text(label), body
 
 
 def _what_it_is(record: object) -> str:
@@ -112,6 +112,15 @@ def _what_it_is(record: object) -> str:
     if isinstance(record, list):
         return f"; the line is a list: {JSON_ARRAY}"
     return f"; the line is {json_kind(record)}"
+
+
+def json_text(value: object) -> str:
+    """A JSON label's or id's value as the line spells it: ``true``, where Python says ``True``.
+
+    >>> [json_text(value) for value in ("spam", True, 0, 2.5, float("inf"))]
+    ['spam', 'true', '0', '2.5', 'Infinity']
+    """
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def json_kind(value: object) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
-from .lines import json_kind
+from .lines import json_kind, json_text
 from .report import (ESCAPE_BYTES, WIDE_HEAD, Document, ReadReport, check_not_compressed, check_splits_into_lines,
                      decode, decode_file, file_not_text, marked_encoding, text_encoding, unescape, without_bom)
 
@@ -226,7 +226,7 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
         if not columns.skip_unlabelled and get(columns.label) is _MISSING:  # not a null label: no such field
             raise DataError(f"{where}: no {columns.label!r} field (set by --label-field; or pass --skip-unlabelled)")
         value = _scalar(get(columns.label), columns.label, where)
-        label = None if value is None else unescape(str(value), encoding)[0].strip()
+        label = None if value is None else unescape(json_text(value), encoding)[0].strip()
         if not label:
             if columns.skip_unlabelled:
                 report.skip("no label", where)
@@ -235,7 +235,7 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     source = where
     if columns.id is not None:
         ident = _scalar(get(columns.id), columns.id, where)
-        source = where if ident in (None, "") else str(ident)
+        source = where if ident in (None, "") else json_text(ident)
     yield report.add(Document(text, label, source), replaced=replaced, marked=marked)
 
 
