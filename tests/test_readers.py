@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import threading
@@ -390,6 +391,40 @@ def test_line_formats(tmp_path, name, content, fmt, bom):
         assert [d.source for d in docs] == [f"{path}:1", f"{path}:2", f"{path}:4"]
         assert corpus.report.skipped == {"blank line": [f"{path}:3"]}
         assert corpus.report.replaced == [f"{path}:4"]
+
+
+def test_lines_ended_by_carriage_returns_alone_are_read_as_lines(tmp_path):
+    """Classic Mac OS ended lines with CR alone, and Excel for Mac's "Tab delimited Text (Mac)"
+    still does. Split at LF, the SMS corpus saved so was one line: `nbtext train` stopped
+    with "only one class ('ham')", having read one document of 5,574 (its text the rest of
+    the file); JSONL stopped at its first line's "Extra data"; and predict gave the lines piped
+    to it one answer. Each line is a document now, the same as with LF: the same model, the
+    same answers from a real pipe, and the same score from eval."""
+    sms = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes()
+    lf, cr = tmp_path / "lf.tsv", tmp_path / "cr.tsv"
+    lf.write_bytes(sms)
+    cr.write_bytes(sms.replace(b"\n", b"\r"))
+    read = {path: LabelledCorpus([str(path)]) for path in (lf, cr)}
+    assert [(d.label, d.text) for d in read[cr]] == [(d.label, d.text) for d in read[lf]]
+    assert read[cr].report.documents == 5574 and read[cr].report.skipped == {}
+    for path in (lf, cr):
+        run(["train", path, "-o", tmp_path / f"{path.stem}.joblib"])
+    info = [run(["info", tmp_path / f"{end}.joblib"]).stdout.replace(f"{end}.", "") for end in ("lf", "cr")]
+    assert info[0] == info[1] and "\nvocabulary: 51,708 terms" in info[0]
+    texts = b"".join(line.split(b"\t", 1)[1] + b"\n" for line in sms.splitlines()[:2000])
+    (tmp_path / "lf.txt").write_bytes(texts)
+    (tmp_path / "cr.txt").write_bytes(texts.replace(b"\n", b"\r"))
+    answers = {end: in_bash(f"cat {tmp_path / end}.txt | nbtext predict {tmp_path / 'lf.joblib'}").stdout
+               for end in ("lf", "cr")}
+    assert answers["cr"] == answers["lf"] and answers["lf"].count("\n") == 2000
+    scored = [run(["eval", tmp_path / "lf.joblib", "-", "--format", "json"], input=sms.replace(b"\n", end)).stdout
+              for end in (b"\n", b"\r")]
+    assert json.loads(scored[1])["n_documents"] == 5574 and scored[0] == scored[1]
+    records = b"".join(json.dumps({"id": n, "body": {"text": t}, "y": y}).encode() + b"\r"
+                       for n, (y, t) in enumerate(line.decode().split("\t", 1) for line in sms.splitlines()[:50]))
+    (tmp_path / "cr.jsonl").write_bytes(records)
+    fields = LabelledCorpus([str(tmp_path / "cr.jsonl")], columns=Columns("body.text", "y", "id"))
+    assert [(d.label, d.text) for d in fields] == [(d.label, d.text) for d in read[lf]][:50]
 
 
 @pytest.mark.parametrize("content, message", [
@@ -960,6 +995,8 @@ def test_any_bytes_in_a_line_or_table_file_are_read_or_refused_by_line(tmp_path,
         assert str(path) in str(error) or "--" in str(error)
     report = ReadReport()
     batches = iter_unlabelled(["-"], report, stdin=io.BytesIO(data), encoding=encoding)
+    if b"\n" not in data and b"\r" in data.rstrip(b"\r"):  # lines ended by CR alone, as classic Mac OS ends them
+        data = data.replace(b"\r", b"\n")
     try:
         lines = sum(len(batch) for batch, _ in batches)
     except DataError as error:

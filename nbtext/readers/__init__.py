@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from ..errors import DataError
 from .folders import (NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, is_pipe, list_folder, not_found,
                       read_files)
-from .lines import JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff
+from .lines import CR_HEAD, JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff, with_lf_lines
 from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
                    mbox_messages, message_files, parse_messages, read_message_files)
 from .report import (STREAM_HEAD, Document, ReadReport, check_encoding, check_not_compressed,
@@ -334,11 +334,11 @@ class LabelledCorpus:
             yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
                                          progress=progress)
         elif path == "-":
-            stdin = self._stdin or standard_input()
+            stdin = with_lf_lines(self._stdin or standard_input())
             yield from self._read_lines(stdin, "<stdin>", fmt, progress)
         else:
-            with open(path, "rb") as handle:
-                yield from self._read_lines(handle, path, fmt, progress)
+            with open(path, "rb", buffering=CR_HEAD) as handle:
+                yield from self._read_lines(with_lf_lines(handle), path, fmt, progress)
 
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
         # The format is told by the start of the first line: a file with no line break (a disk
@@ -459,7 +459,7 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
     what they hold classified instead: their names were, as text."""
     line_number = paths = 0
     formats: set[str | None] = set()  # of the first lines, as labelled lines: LABEL<TAB>TEXT, say
-    for raw_lines in iter_line_batches(stdin or standard_input()):
+    for raw_lines in iter_line_batches(with_lf_lines(stdin or standard_input())):
         if line_number == 0:
             head = _stream_start(raw_lines)
             check_splits_into_lines(head, encoding, "<stdin>")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import codecs
+import io
 import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import DataError
 from .report import Document, ReadReport, decode, unescape
@@ -143,6 +144,49 @@ def _parse_fasttext(text: str, where: str) -> tuple[str, str]:
 
 
 _PARSERS = {"tsv": _parse_tsv, "jsonl": _parse_jsonl, "fasttext": _parse_fasttext}
+
+
+def with_lf_lines(stream: BinaryIO) -> BinaryIO:
+    """``stream``, or where its start has carriage returns between its lines and no line feed
+    (classic Mac OS ended lines so, and Excel for Mac's "Mac" text formats still do), the same
+    with each CR read as LF. Split at LF alone, such a file was one line, its documents run
+    together into the first one.
+
+    >>> with_lf_lines(io.BytesIO(b"spam\\twin\\rham\\tnoon\\r")).read()
+    b'spam\\twin\\nham\\tnoon\\n'
+    >>> with_lf_lines(io.BytesIO(b"spam\\twin\\r\\nham\\tnoon\\r\\n")).read()
+    b'spam\\twin\\r\\nham\\tnoon\\r\\n'
+    """
+    if not hasattr(stream, "peek"):  # to look at its start without taking it
+        stream = io.BufferedReader(_Reread(stream), CR_HEAD)
+    head = stream.peek(CR_HEAD)[:CR_HEAD]
+    if b"\n" in head or b"\r" not in head.rstrip(b"\r"):
+        return stream
+    return io.BufferedReader(_Reread(stream, cr_as_lf=True), CR_HEAD)
+
+
+#: How much of a stream's start tells that carriage returns end its lines: open a file with a
+#: buffer this large for ``with_lf_lines`` to see that much of it.
+CR_HEAD = 1 << 16
+
+
+class _Reread(io.RawIOBase):
+    """A binary stream as a raw one (which a buffered reader can wrap), each CR read as LF
+    where ``cr_as_lf``. Closing it leaves the stream open: whoever opened that closes it."""
+
+    def __init__(self, stream: BinaryIO, *, cr_as_lf: bool = False) -> None:
+        self._read = getattr(stream, "read1", stream.read)
+        self._cr_as_lf = cr_as_lf
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._read(len(buffer))
+        if self._cr_as_lf:
+            data = data.replace(b"\r", b"\n")
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16,

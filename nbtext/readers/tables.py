@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from .folders import read_bytes
-from .lines import json_kind, json_text
+from .lines import CR_HEAD, json_kind, json_text, with_lf_lines
 from .report import (ESCAPE_BYTES, WIDE_HEAD, Document, ReadReport, check_not_compressed, check_splits_into_lines,
                      decode, decode_file, file_not_text, marked_encoding, text_encoding, unescape, without_bom)
 
@@ -156,8 +156,8 @@ def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], de
 def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encoding: str,
                       progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """One Document per line of a JSONL file, fields found by dotted paths (``meta.lang``)."""
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
+    with open(path, "rb", buffering=CR_HEAD) as handle:
+        for number, raw in enumerate(with_lf_lines(handle), 1):
             if progress is not None:
                 progress(len(raw))
             where = f"{path}:{number}"
@@ -179,8 +179,8 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                   progress: Callable[[int], None] | None = None) -> Iterator[Document]:
     """Documents listed in a ``path<TAB>label`` file; relative paths are from its folder."""
     base = os.path.dirname(os.path.abspath(path))
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
+    with open(path, "rb", buffering=CR_HEAD) as handle:
+        for number, raw in enumerate(with_lf_lines(handle), 1):
             where = f"{path}:{number}"
             if number == 1:
                 check_splits_into_lines(raw, encoding, path)
