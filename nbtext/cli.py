@@ -1497,7 +1497,8 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
             with open(source, "rb") as handle:
                 raw = handle.read()
             inner = decompressed(raw)  # as a mail server may keep it: see read_listed
-            raw = raw if inner is None else inner
+            if inner is not None:  # a compressed mbox gives a line a message, as one read as a file does
+                raw = None if holds_mbox_messages(inner) else inner
     try:
         if explain and quiet:
             raise click.UsageError("--explain adds words to the verdict line, which --quiet does not print")

@@ -327,11 +327,15 @@ def test_message_files_read_as_mbox_are_skipped_whole_and_counted(mail_layouts, 
     error = run(["train", tmp_path, "--input-format", "mbox", "-o", tmp_path / "m"], expect=1).stderr
     assert error == ("read 0 documents\n1 skipped: not an mbox: it does not start with a 'From ' line\n"
                      "Error: no documents to train on\n")
-    # a compressed mbox is named for what it is, as a folder of files names it
+    # a compressed mbox is read as the messages it holds, as Dovecot reads one; a compressed message is none
     (tmp_path / "ham" / "note.eml").unlink()
     (tmp_path / "ham" / "inbox.mbox.gz").write_bytes(gzip.compress((mail_layouts / "mbox" / "ham" / "inbox.mbox").read_bytes()))
-    error = run(["train", tmp_path, "--input-format", "mbox", "-o", tmp_path / "m"], expect=1).stderr
-    assert error.startswith("read 0 documents\n1 skipped: not text (gzip-compressed; zcat writes its text)\n")
+    (tmp_path / "ham" / "note.eml.gz").write_bytes(gzip.compress(message.read_bytes()))
+    packed = LabelledCorpus([str(tmp_path)], input_format="mbox")
+    plain = LabelledCorpus([str(mail_layouts / "mbox")], input_format="mbox")
+    assert [d.text for d in packed] == [d.text for d in plain if d.label == "ham"] and packed.report.documents == 150
+    assert packed.report.skipped == {"not text (gzip-compressed; zcat writes its text)": [
+        str(tmp_path / "ham" / "note.eml.gz")]}
     run(["train", enron1, "--input-format", "email", "-o", tmp_path / "m"])
     error = run(["predict", tmp_path / "m", enron1 / "ham", "--input-format", "maildir"], expect=1).stderr
     assert error.endswith(f"Error: {enron1 / 'ham'}: not a maildir (it has no cur/, new/ and tmp/)\n")
@@ -570,9 +574,10 @@ def test_messages_a_mail_server_keeps_compressed_are_read_as_the_messages_they_h
     bzip2 or xz), and tells them by their first bytes. nbtext skipped every one as "not text",
     so a nightly filter over such a maildir filed nothing and a filter trained on it learned
     nothing. Each is read now as the message it holds: the same texts, answers and verdicts
-    as the uncompressed maildir's, in one process or two, and for one message given alone. A
-    tar archive among them is still named and skipped, and so is a compressed file of plain
-    text in a folder that is not mail, which its user can decompress."""
+    as the uncompressed maildir's, in one process or two, and for one message given alone; a
+    compressed mbox gives its messages. A tar archive among them is still named and skipped,
+    and so is a compressed file of plain text in a folder that is not mail, which its user
+    can decompress."""
     import bz2
     import lzma
 
@@ -600,6 +605,12 @@ def test_messages_a_mail_server_keeps_compressed_are_read_as_the_messages_they_h
     assert run(["filter", mail_filter, one], expect=None).stdout == run(
         ["filter", mail_filter, mail_layouts / "maildir" / "spam" / "new" / one.name], expect=None).stdout.replace(
         str(mail_layouts / "maildir" / "spam"), str(tmp_path / "data" / "spam"))
+    # a compressed mbox given to the filter gives a line a message, as the mbox does, not one verdict for all
+    box = tmp_path / "inbox.mbox.gz"
+    box.write_bytes(gzip.compress((mail_layouts / "mbox" / "spam" / "inbox.mbox").read_bytes()))
+    verdicts = run(["filter", mail_filter, box]).stdout
+    assert verdicts == run(["filter", mail_filter, mail_layouts / "mbox" / "spam" / "inbox.mbox"]).stdout.replace(
+        str(mail_layouts / "mbox" / "spam" / "inbox.mbox"), str(box)) and verdicts.count("\n") == 150
     tarred.unlink()  # the filter trained on the compressed maildirs is the one trained on the plain ones
     for data, model in ((tmp_path / "data", "m.joblib"), (mail_layouts / "maildir", "plain.joblib")):
         assert "\nspam filter ('spam' is spam): spam cut-off " in run(["train", data, "-o", tmp_path / model]).stderr

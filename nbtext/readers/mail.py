@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 from .folders import FROM_LINE, holds_mbox_messages, is_folder, read_listed
 from .html import html_charset, html_to_text
-from .report import Document, ReadReport, decode_part, narrowed, narrows, not_text
+from .report import Document, ReadReport, compression, decode_part, decompressed, narrowed, narrows, not_text
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -356,6 +356,11 @@ def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Ca
         if narrows(start):  # saved by an editor with a mark, or in UTF-16: read as the text it holds
             yield from mbox_bytes_messages(start + handle.read(), label, report, name or path, progress)
             return
+        if compression(start) is not None:  # inbox.mbox.gz, which Dovecot reads too: its messages, if it holds any
+            inner = decompressed(start + handle.read())
+            if inner is not None and _opens_mbox(inner[:_MBOX_HEAD]):
+                yield from mbox_bytes_messages(inner, label, report, name or path, progress)
+                return
         handle.seek(0)
         yield from _box_messages(handle, start, label, report, name or path, progress, None)
 

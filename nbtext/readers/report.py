@@ -667,6 +667,12 @@ def _office_kind(archive) -> Packed | None:
 _DECOMPRESSING = {"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}
 
 
+def compression(head: bytes) -> str | None:
+    """The tool that compressed the file whose first bytes are ``head`` (gzip, bzip2, xz, zstd
+    or zip), or None where it is not compressed."""
+    return next((tool for magic, tool, _ in _COMPRESSED if magic.match(head)), None)
+
+
 def decompressed(raw: bytes) -> bytes | None:
     """What ``raw`` holds, where it is one file compressed with gzip, bzip2 or xz: Dovecot keeps
     a maildir's messages so when its compression plugin is on, and tells them by their first
@@ -682,7 +688,7 @@ def decompressed(raw: bytes) -> bytes | None:
     import lzma
     import zlib
 
-    tool = next((tool for magic, tool, _ in _COMPRESSED if magic.match(raw)), None)
+    tool = compression(raw)
     if tool not in _DECOMPRESSING:
         return None
     try:
