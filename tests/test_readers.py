@@ -374,6 +374,39 @@ def test_invalid_bytes_are_replaced_and_reported():
     assert "payé 100" in {d.source: d for d in LabelledCorpus([str(TICKETS / "train")], encoding="latin-1")}[latin1].text
 
 
+def test_data_in_an_8_bit_encoding_is_told_the_option_that_reads_it(tmp_path):
+    """rt-polarity's sentences are Windows-1252, as is a CSV Excel saves on Windows: read as
+    UTF-8, each of its 229 sentences with an accent or a dash lost that word (44 "clich\ufffd")
+    with only "229 decoded with replacement (bytes not valid utf-8)" to say so. Where nearly
+    every document past ASCII needed replacement, the report now names the option, which
+    reads them whole; a UTF-8 corpus with characters past ASCII (SMS spam's 483) has none."""
+    rt = corpus_path("rt-polarity")
+    hint = ("every document with a byte past ASCII is among them: the data are likely 8-bit text, not utf-8 "
+            "(--encoding cp1252, as Windows and Excel save it, or latin-1 reads it)")
+    read = LabelledCorpus([str(rt)])
+    docs = list(read)
+    assert read.report.lines()[1:3] == ["229 decoded with replacement (bytes not valid utf-8)", hint]
+    assert sum("clich\ufffd" in d.text for d in docs) == 44
+    trained = run(["train", rt, "-o", tmp_path / "m", "-v"]).stderr.splitlines()
+    assert trained[1:4] == ["229 decoded with replacement (bytes not valid utf-8)", hint, f"  {rt / 'neg' / '00027.txt'}"]
+    read = LabelledCorpus([str(rt)], encoding="cp1252")
+    texts = [d.text for d in read]
+    assert sum("clich\u00e9" in text for text in texts) == 43 and read.report.replaced == []  # and one clich\u00ea
+    assert not any("\ufffd" in text for text in texts) and read.report.lines() == ["read 10,662 documents"] + [
+        line for line in read.report.lines() if "text of one read before" in line]
+    sms = LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")])
+    assert sum(not d.text.isascii() for d in sms) == 483 and sms.report.lines() == ["read 5,574 documents"] + [
+        line for line in sms.report.lines()[1:] if "text of one read before" in line]
+    # a few replaced among many in UTF-8 past ASCII, or fewer than five in all, say nothing more
+    for utf8, latin1 in ((20, 6), (0, 4)):
+        lines = tmp_path / f"{utf8}.tsv"
+        lines.write_bytes(b"".join(b"ham\tcaf\xc3\xa9 %d\n" % n for n in range(utf8)) +
+                          b"".join(b"spam\tcaf\xe9 %d\n" % n for n in range(latin1)))
+        read = LabelledCorpus([str(lines)])
+        list(read)
+        assert read.report.lines()[1:] == [f"{latin1} decoded with replacement (bytes not valid utf-8)"]
+
+
 @pytest.mark.parametrize("name, content, fmt", [
     ("data.tsv", b"spam\tWin cash\r\nham\tSee you at noon\n\nham\t\xe9t\xe9 \n", "tsv"),
     ("data.jsonl", b'{"label": "spam", "text": "Win cash"}\n{"label": "ham", "text": "See you at noon"}\n\n'

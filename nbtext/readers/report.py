@@ -96,6 +96,9 @@ class ReadReport:
     #: What a DATA argument that gave no document seems to be instead, and how to give it
     #: (a class's own folder, a table file inside a folder): said last, before the error.
     hints: list[str] = field(default_factory=list)
+    #: Documents decoded in the encoding asked for (no byte order mark chose another) whose text
+    #: goes past ASCII: where nearly all of them needed replacement, the data are 8-bit text.
+    past_ascii: int = 0
     #: The classes the listing found documents to read for (files in a class folder, a maildir):
     #: one that gives none (each file skipped, as not text, say) is named, as an empty folder is.
     listed_classes: set[str] = field(default_factory=set)
@@ -112,6 +115,8 @@ class ReadReport:
             self.replaced.append(doc.source)
             if marked is not None:
                 self.replaced_marked[marked] += 1
+        if marked is None and not doc.text.isascii():
+            self.past_ascii += 1
         if blank(doc.text):
             self.empty.append(doc.source)
         if doc.label is not None:  # what train, eval and tune read: predict's documents cost nothing
@@ -130,6 +135,7 @@ class ReadReport:
         self.attachments += other.attachments
         self.malformed += other.malformed
         self.messages += other.messages
+        self.past_ascii += other.past_ascii
         self.pages += other.pages
         self.mboxes_read_whole += other.mboxes_read_whole
         self.mail_read_as_text += other.mail_read_as_text
@@ -181,6 +187,20 @@ class ReadReport:
             names.append("in the charsets their messages declare")
         return ", or ".join(names)
 
+    def _eight_bit(self, encoding: str) -> str | None:
+        """Where nearly every document past ASCII had bytes not valid UTF-8, the data are most
+        likely 8-bit text (20news's posts, rt-polarity's sentences, a CSV Excel saved on
+        Windows), each accented letter U+FFFD and each word with one garbled: the option that
+        reads them. Not for mail, whose messages name their own charsets."""
+        replaced = len(self.replaced) - sum(self.replaced_marked.values())
+        if (replaced < 5 or 10 * replaced < 9 * self.past_ascii or self.messages
+                or 2 * len(self.mail_read_as_text) >= self.documents or codecs.lookup(encoding).name != "utf-8"):
+            return None
+        which = ("every document with a byte past ASCII is" if replaced == self.past_ascii else
+                 f"{replaced:,} of the {self.past_ascii:,} documents with a byte past ASCII are")
+        return (f"{which} among them: the data are likely 8-bit text, not utf-8 (--encoding cp1252, as Windows "
+                "and Excel save it, or latin-1 reads it)")
+
     def lines(self, *, verbose: bool = False, encoding: str = "utf-8", empty: str = KEPT_EMPTY,
               repeats: bool = True) -> list[str]:
         """Human-readable account, one line per fact; ``verbose`` also names each entry.
@@ -204,6 +224,8 @@ class ReadReport:
         for sources, what in groups:
             if sources:
                 out.append(f"{len(sources):,} {what}")
+                if sources is self.replaced and (eight_bit := self._eight_bit(encoding)):
+                    out.append(eight_bit)
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
         copies, relabelled = self.repeated() if repeats else (0, 0)
