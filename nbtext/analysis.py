@@ -23,6 +23,9 @@ _WORD = re.compile(r"\w\w+")
 _RUN = re.compile(r"\w+")
 #: Word-character runs joined by ``.``, ``@``, ``'`` or ``-`` between two word characters.
 JOINED = re.compile(r"\w[\w.@'-]*\w")
+#: Every run of word characters, and every other character that is not white space (a mark:
+#: ``!``, ``$``, ``%``, ``£``) as a token of its own.
+MARKS = re.compile(r"\w+|[^\w\s]")
 #: For ASCII text, every non-word byte becomes a space, so ``str.split`` finds the word runs
 #: without the regex engine (about a third faster on 20 Newsgroups).
 _ASCII_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
@@ -43,12 +46,14 @@ class Analyzer:
     char_ngrams : (int, int) or None
         With the word analyzer, also the ``char_wb`` n-grams of these lengths, each in square
         brackets (``[ ca]``) so that it can never be taken for a word.
-    tokens : {"words", "all-words", "joined"}
+    tokens : {"words", "all-words", "joined", "marks"}
         The word analyzer's tokens: runs of two or more Unicode word characters (scikit-learn's
         default); every run, one-character ones (``a``, ``I``, the ``t`` of ``don't``) too;
         or runs of two or more kept whole where ``.``, ``@``, ``'`` or ``-`` joins them (host,
         newsgroup and mail names, version numbers, contractions, hyphenated words) and dropped
-        from either end.
+        from either end; or every run, and every mark (a character that is neither a word
+        character nor white space: ``!``, ``$``, ``?``) as a token of its own, as spam filters
+        keep the ``$`` and ``!`` of "$$$ FREE!!!".
     lowercase : bool
         Lowercase the text before anything else.
     stop_words : frozenset of str
@@ -75,6 +80,8 @@ class Analyzer:
     ['i', 'don', 't', 'know', 'a', '2nd', 'way']
     >>> Analyzer(tokens="joined")("Mail jo@cs.cmu.edu about comp.sys.mac and Windows 3.1, don't.")
     ['mail', 'jo@cs.cmu.edu', 'about', 'comp.sys.mac', 'and', 'windows', '3.1', "don't"]
+    >>> Analyzer(tokens="marks")("Earn $500 NOW!!")
+    ['earn', '$', '500', 'now', '!', '!']
     >>> Analyzer(hash_features=1024)("The cat sat, the CAT ran!")
     ['#486', '#936', '#216', '#486', '#936', '#917']
     """
@@ -250,10 +257,11 @@ def all_words(text: str) -> list[str]:
 
 
 #: How the word analyzer finds a text's tokens, by ``Analyzer.tokens``: runs of two or more word
-#: characters, every run (``a``, ``I``, ``2`` too), or runs joined by the punctuation that holds
-#: names together (``comp.sys.mac``, ``jo@cs.cmu.edu``, ``3.1``, ``don't``).
+#: characters, every run (``a``, ``I``, ``2`` too), runs joined by the punctuation that holds
+#: names together (``comp.sys.mac``, ``jo@cs.cmu.edu``, ``3.1``, ``don't``), or every run and
+#: every mark (``!``, ``$``).
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "all-words": all_words,
-                                                     "joined": JOINED.findall}
+                                                     "joined": JOINED.findall, "marks": MARKS.findall}
 TOKENS = tuple(TOKENIZERS)
 
 

@@ -202,7 +202,9 @@ def analyzer_options(command: Callable) -> Callable:
                      help="The word analyzer's tokens. all-words (the default): every run of letters and "
                           "digits, one-letter ones too (a, I, the t of don't). words: runs of two or more, as "
                           "scikit-learn's default. joined: runs of two or more kept whole where . @ ' or - joins "
-                          "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (README)."),
+                          "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (README). "
+                          "marks: every run, and each mark (! $ ?) as a token of its own, as spam filters keep "
+                          "them."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
         click.option("--stop-words", metavar="english|FILE",
                      help="Drop these words: scikit-learn's English list, or a UTF-8 file with one word a line "

@@ -83,11 +83,14 @@ TERMS_PER_BLOCK = 1 << 16
 
 
 def supports(analyzer: Analyzer) -> bool:
-    """Whether this path gives ``analyzer``'s features: tokens (any kind) and their n-grams;
+    """Whether this path gives ``analyzer``'s features: tokens (runs of word bytes, of any kind
+    but marks) and their n-grams;
     or, with the compiled scanner, character n-grams inside words (``char_wb``), alone or
     beside words; each hashed or not."""
     if analyzer.hash_features is not None:
         return supports(_unhashed(analyzer))
+    if analyzer.tokens not in BYTE_KINDS:  # marks, each a token of its own, which a run of bytes is not
+        return False
     if analyzer.analyzer == "char_wb":
         return _wordscan is not None
     return analyzer.char_ngrams is None or _wordscan is not None

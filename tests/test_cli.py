@@ -1326,7 +1326,8 @@ def test_training_data_without_a_word_is_refused(tmp_path):
      'variant "complment": use one of "bernoulli", "complement", "multinomial" (did you mean "complement"?)'),
     ('{"tf": ["lg"]}', 'tf "lg": use one of "raw", "binary", "log" (did you mean "log"?)'),
     ('{"doc_norm": ["l1"]}', 'doc_norm "l1": use one of null, "l2"'),
-    ('{"tokens": ["word"]}', 'tokens "word": use one of "words", "all-words", "joined" (did you mean "words"?)'),
+    ('{"tokens": ["word"]}', 'tokens "word": use one of "words", "all-words", "joined", "marks" (did you mean '
+                             '"words"?)'),
     # One value, or one range, where a list of them is to be tried: it was "expected an object of
     # non-empty lists", and [1, 2] for ngram_range was the ranges 1 and 2.
     ('{"alpha": 0.1}', "alpha 0.1: give a list of the values to try, [0.1] for that one alone"),
@@ -1469,6 +1470,37 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
                  '{"tokens": ["words", "joined"], "alpha": [0.3]}', "--cv", "3"]).stdout.splitlines()
     assert sorted(row.split("--tokens ")[1].split()[0] for row in board) == ["joined", "words"]  # TSV: no title
     assert f"--tokens {Model.load(tmp_path / 't').analyzer.tokens}" in board[0]
+
+
+def test_marks_are_tokens_as_scikit_learn_counts_them_and_raise_spam(tmp_path):
+    """--tokens marks on Ling-spam, whose texts come tokenized ("only $ 19 . 95 !"): every
+    mark is a token, so "$" and "!" are words of spam. With the options of scikit-learn's
+    defaults, the model is CountVectorizer with the same token pattern + MultinomialNB; the
+    plain path counts it (marks are no run of word bytes), in one process or two, and tune
+    searches it as a grid key."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    parts = corpus_path("lingspam") / "bare"
+    run(["train", parts / "part1", "-o", tmp_path / "m", "--tokens", "marks", "--variant", "multinomial",
+         "--alpha", "1", "--ngram-range", "1,1", "--tf", "raw"])
+    model = Model.load(tmp_path / "m")
+    assert model.analyzer.tokens == "marks" and not model._table_possible
+    train, test = (list(LabelledCorpus([str(parts / part)])) for part in ("part1", "part2"))
+    vectorizer = CountVectorizer(token_pattern=r"(?u)\w+|[^\w\s]")
+    oracle = MultinomialNB().fit(vectorizer.fit_transform([d.text for d in train]), [d.label for d in train])
+    expected = oracle.predict_proba(vectorizer.transform([d.text for d in test]))[:, 1]
+    answers = run(["predict", tmp_path / "m", parts / "part2", "--proba", "--top-k", "2"]).stdout.splitlines()
+    spam = [float(dict(zip(fields[1::2], fields[2::2]))["spam"]) for fields in (line.split("\t") for line in answers)]
+    np.testing.assert_allclose(spam, expected, atol=1e-6)  # six decimals printed
+    assert run(["predict", tmp_path / "m", parts / "part2", "--proba", "--top-k", "2", "--jobs", "2"]).stdout == \
+        "\n".join(answers) + "\n"
+    run(["train", parts / "part1", "-o", tmp_path / "d", "--tokens", "marks"])  # the defaults' uni+bigrams
+    top = run(["inspect-top-words", tmp_path / "d", "--class", "spam", "-k", "4", "--format", "tsv"]).stdout
+    assert [row.split("\t")[2] for row in top.splitlines()] == ["remove", "only $", "! you", "$ 5"]
+    board = run(["tune", parts / "part1", "-o", tmp_path / "t", "--grid",
+                 '{"tokens": ["words", "marks"], "alpha": [0.3]}', "--cv", "3"]).stdout.splitlines()
+    assert sorted(row.split("--tokens ")[1].split()[0] for row in board) == ["marks", "words"]
 
 
 @pytest.mark.parametrize("grid", [None, '{"alpha": [0.1, 1]}'])

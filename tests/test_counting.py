@@ -35,10 +35,11 @@ SETTINGS = [
     ({"ngram_range": (2, 2), "stop_words": ENGLISH_STOP_WORDS}, {"ngram_range": (2, 2), "stop_words": "english"}),
     ({"analyzer": "char_wb", "ngram_range": (2, 5)}, {"analyzer": "char_wb", "ngram_range": (2, 5)}),
     ({"lowercase": False}, {"lowercase": False}),
+    ({"tokens": "marks", "ngram_range": (1, 2)}, {"token_pattern": r"(?u)\w+|[^\w\s]", "ngram_range": (1, 2)}),
 ]
 
 
-@pytest.mark.parametrize("ours, theirs", SETTINGS, ids=["words", "1-3grams", "bigrams-stop", "char_wb", "case"])
+@pytest.mark.parametrize("ours, theirs", SETTINGS, ids=["words", "1-3grams", "bigrams-stop", "char_wb", "case", "marks"])
 def test_analyzer_equals_scikit_learn(mixed_documents, ours, theirs):
     mine = Analyzer(**ours)
     oracle = CountVectorizer(**theirs).build_analyzer()
