@@ -4,6 +4,7 @@
     python benchmarks/accuracy.py --corpora 20news-bydate,R8 --tuned
     python benchmarks/accuracy.py --corpora rt-polarity --tuned --grid my-grid.json --cv 5   # another search
     python benchmarks/accuracy.py --corpora lingspam --tuned --repeats 5   # that search's CV, 5 seeds
+    python benchmarks/accuracy.py --corpora lingspam,sms-spam --tuned --grid examples/tune-marks.json   # ! and $ too
     python benchmarks/accuracy.py --mail               # spam corpora read as text vs as mail
     python benchmarks/accuracy.py --corpora spamassassin-2003 --tuned --input-format email   # mail read as mail
     python benchmarks/accuracy.py --corpora 20news-bydate --tuned --input-format email --headers none   # posts

@@ -1542,14 +1542,16 @@ def test_tune_ends_with_the_train_command_that_makes_its_model(sms, tmp_path, gr
         assert_same_model(tuned, Model.load(tmp_path / "pasted"))
 
 
-def test_the_joined_tokens_grid_is_the_default_grid_with_tokens():
-    """README's 20news and SpamAssassin rows tuned over examples/tune-joined.json are the
-    default search plus joined tokens; the file must not drift from the default grid."""
+@pytest.mark.parametrize("tokens", ["joined", "marks"])
+def test_the_tokens_grids_are_the_default_grid_with_tokens(tokens):
+    """README's 20news and SpamAssassin rows tuned over examples/tune-joined.json, and its
+    Ling-spam and SMS rows over examples/tune-marks.json, are the default search plus those
+    tokens; the files must not drift from the default grid."""
     from nbtext.tuning import DEFAULT_GRID, read_grid
 
-    grid = read_grid(str(REPO / "examples" / "tune-joined.json"))
-    assert grid["tokens"] == ["words", "joined"]
-    assert grid == {**DEFAULT_GRID, "tokens": ["words", "joined"]}
+    grid = read_grid(str(REPO / "examples" / f"tune-{tokens}.json"))
+    assert grid["tokens"] == ["words", tokens]
+    assert grid == {**DEFAULT_GRID, "tokens": ["words", tokens]}
     assert list(grid) == list(DEFAULT_GRID)  # the leaderboard's options in the same order
 
 
