@@ -178,10 +178,14 @@ class ReadReport:
         """Count one entry that is not a document, with the reason."""
         self.skipped.setdefault(reason, []).append(source)
 
+    def _replaced_unmarked(self) -> int:
+        """How many replaced documents were decoded in the encoding asked for (or mail's)."""
+        return len(self.replaced) - sum(self.replaced_marked.values())
+
     def _invalid_in(self, encoding: str) -> str:
         """The encodings the replaced documents' bytes were not valid in: the one asked for, those
         byte order marks chose, and mail's own charsets."""
-        unmarked = len(self.replaced) > sum(self.replaced_marked.values())
+        unmarked = self._replaced_unmarked() > 0
         names = [encoding] * (unmarked and self.messages < self.documents) + sorted(self.replaced_marked)
         if unmarked and self.messages:
             names.append("in the charsets their messages declare")
@@ -192,7 +196,7 @@ class ReadReport:
         likely 8-bit text (20news's posts, rt-polarity's sentences, a CSV Excel saved on
         Windows), each accented letter U+FFFD and each word with one garbled: the option that
         reads them. Not for mail, whose messages name their own charsets."""
-        replaced = len(self.replaced) - sum(self.replaced_marked.values())
+        replaced = self._replaced_unmarked()
         if (replaced < 5 or 10 * replaced < 9 * self.past_ascii or self.messages
                 or 2 * len(self.mail_read_as_text) >= self.documents or codecs.lookup(encoding).name != "utf-8"):
             return None
@@ -575,7 +579,7 @@ def packed_as(path: str, head: bytes) -> Packed | None:
     the compression themselves); or an office document or e-book, zips of XML too."""
     import zipfile
 
-    tool = next((tool for magic, tool, _ in _COMPRESSED if magic.match(head)), None)
+    tool = compression(head)
     try:
         if tool == "zip":
             with zipfile.ZipFile(path) as archive:
@@ -707,12 +711,12 @@ def decompressed(raw: bytes) -> bytes | None:
     >>> decompressed(b"Subject: hi"), decompressed(gzip.compress(b"Subject: hi")[:-4])
     (None, None)
     """
-    import lzma
-    import zlib
-
     tool = compression(raw)
     if tool not in _DECOMPRESSING:
         return None
+    import lzma  # here: every message filter reads is looked at, and nearly none is compressed
+    import zlib
+
     try:
         inner: bytes = importlib.import_module(_DECOMPRESSING[tool]).decompress(raw)
     except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
