@@ -159,7 +159,7 @@ class Analyzer:
         if (low, high) == (1, 1):
             return tokens
         features = list(tokens) if low == 1 else []
-        for n in range(max(low, 2), high + 1):
+        for n in range(max(low, 2), min(high, len(tokens)) + 1):  # none longer than the text: any range holds
             features += map(" ".join, zip(*(tokens[i:] for i in range(n))))
         return features
 
@@ -178,7 +178,20 @@ class Analyzer:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Analyzer:
-        """The inverse of ``to_dict``."""
+        """The inverse of ``to_dict``; a TypeError where ``data`` holds a setting of another type
+        than ``to_dict`` writes (a damaged model file), and the usual error for a bad value."""
+        def strings(value: Any) -> bool:
+            return isinstance(value, list) and all(type(item) is str for item in value)
+
+        def bounds(value: Any) -> bool:
+            return isinstance(value, list) and len(value) == 2 and all(type(n) is int for n in value)
+
+        if not (isinstance(data, dict) and type(data.get("analyzer")) is str and bounds(data.get("ngram_range"))
+                and (data.get("char_ngrams") is None or bounds(data["char_ngrams"]))
+                and type(data.get("tokens", "words")) is str and type(data.get("lowercase")) is bool
+                and strings(data.get("stop_words")) and strings(data.get("headers", []))
+                and (data.get("hash_features") is None or type(data["hash_features"]) is int)):
+            raise TypeError(f"analyzer settings of the wrong types: {data!r:.200}")
         return cls(
             analyzer=data["analyzer"],
             ngram_range=tuple(data["ngram_range"]),

@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -26,6 +27,7 @@ import click
 from . import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
+from .limits import MAX_ALPHA, MAX_DOCUMENT_BYTES, MAX_PROCESSES
 from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS, ReadReport, documents_of
 from .readers.folders import is_pipe
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
@@ -98,15 +100,60 @@ def cli() -> None:
 # --- options shared by several commands ----------------------------------------------------
 
 
+class ByteSize(click.ParamType):
+    """A size in bytes as ``head -c`` and ``split -b`` read one: 64M, 1G and 500K in powers of
+    1,024 (so are 64MiB and the like), 64MB in powers of 1,000, or a plain number of bytes."""
+
+    name = "size"
+    _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(i?B?)\s*", str(value), re.IGNORECASE)
+        if found is None or found[3].upper() == "I":
+            return self.fail(f"{value!r} is no size: give bytes, or a number with K, M or G (64M, 1G)", param, ctx)
+        number, unit, suffix = found.groups()
+        scale = self._UNITS[unit.upper()] if suffix.upper() != "B" or not unit else 1000 ** " KMGT".index(unit.upper())
+        size = int(float(number) * scale)
+        if not 1 <= size <= self._UNITS["T"]:
+            self.fail(f"{value} is {size:,} bytes: give 1 byte to 1T", param, ctx)
+        return size
+
+
+#: A document larger than this is skipped and counted (limits.MAX_DOCUMENT_BYTES).
+size_option = click.option(
+    "--max-document-size", "max_document_size", type=ByteSize(), default=f"{MAX_DOCUMENT_BYTES >> 20}M",
+    show_default=True, metavar="SIZE",
+    help="Skip (and count) any one document, line, message or file larger than this, reading no more of it, so "
+         "that memory stays bounded on any input (/dev/zero, an endless line); a table's row that large is an "
+         "error. K, M, G: powers of 1,024.")
+
+
+def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """--encoding: a text encoding Python knows (not rot13 or base64, which turn text into text or bytes into bytes)."""
+    from .readers import check_encoding
+
+    try:
+        check_encoding(value)
+    except DataError as error:
+        raise click.BadParameter(str(error)) from None
+    return value  # as typed: the read report names it so
+
+
+def encoding_option(help: str) -> Callable:
+    return click.option("--encoding", default="utf-8", show_default=True, callback=_encoding, help=help)
+
+
 def input_options(command: Callable) -> Callable:
-    """--input-format, --encoding and --verbose, for commands that read labelled DATA."""
+    """--input-format, --encoding, --max-document-size and --verbose, for commands that read labelled DATA."""
     decorators = [
         click.option("--input-format", type=click.Choice(INPUT_FORMATS),
                      help="How to read DATA (default: a folder, or from the file name or first line; "
                           "mail formats: email = one RFC 822 message per file, mbox, maildir; mbox files, "
                           "maildirs and .eml files are mail untold)."),
-        click.option("--encoding", default="utf-8", show_default=True,
-                     help="Encoding of the documents; invalid bytes are replaced and counted."),
+        encoding_option("Encoding of the documents; invalid bytes are replaced and counted."),
+        size_option,
         click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry."),
         *column_options(labelled=True),
     ]
@@ -334,7 +381,17 @@ class _FileToWrite(click.Path):
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             self.fail(f"folder {folder} does not exist", param, ctx)
+        _check_output(path, lambda message: self.fail(message, param, ctx))
         return path
+
+
+def _check_output(path: str, fail: Callable[[str], Any]) -> None:
+    """``fail`` with why ``path`` must not be written, where it must not (``modelfile.unsafe_output``)."""
+    from .modelfile import unsafe_output
+
+    reason = unsafe_output(path)
+    if reason is not None:
+        fail(f"{path} is {reason}")
 
 
 class ErrorsPath(_FileToWrite):
@@ -412,7 +469,9 @@ def _read_all(corpus, verbose: bool) -> list:
     from . import render
 
     with _read_report_before_errors(corpus, verbose), render.progress(corpus.total_bytes, "reading") as advance:
-        return _held(corpus.read(progress=advance), corpus, None)
+        documents = _held(corpus.read(progress=advance), corpus, None)
+        corpus.check_all_read()
+        return documents
 
 
 def _held(reading, corpus, jobs: int | None) -> list:
@@ -441,7 +500,7 @@ def nb_options(command: Callable) -> Callable:
     decorators = [
         click.option("--variant", type=click.Choice(VARIANT_NAMES), default="complement", show_default=True,
                      help="Which Naive Bayes."),
-        click.option("--alpha", type=FiniteRange(min=0, min_open=True), default=0.2, show_default=True,
+        click.option("--alpha", type=FiniteRange(min=0, min_open=True, max=MAX_ALPHA), default=0.2, show_default=True,
                      help="Additive (Laplace/Lidstone) smoothing."),
         click.option("--fit-prior/--uniform-prior", default=True, show_default=True,
                      help="Learn class priors from the data, or treat classes as equally likely (Multinomial "
@@ -527,6 +586,7 @@ def _corpus(data, options: dict[str, Any], headers=(), input_format=None):
 
     _each_once(data, "its documents would be read twice")
     return LabelledCorpus(data, input_format=options["input_format"] or input_format, encoding=options["encoding"],
+                          max_document_bytes=options["max_document_size"],
                           headers=headers, columns=_columns(options["text_column"], options["label_column"],
                                                             options["id_column"], options["skip_unlabelled"]))
 
@@ -595,7 +655,7 @@ def _note_tables_read_whole(paths) -> None:
               help="Fit a temperature on 5-fold out-of-fold predictions so that the probabilities can be "
                    "thresholded (of documents given 0.8, about 8 in 10 are right); predictions do not change. "
                    "DATA is held in memory.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_PROCESSES), metavar="N",
               help="Count in N processes: this one and N-1 workers, which read folders' files themselves; the "
                    "model is the same bit for bit. Default: one per core, with workers starting only past 64 MB "
                    "of documents, below which one process (with threads for reading and finding tokens) is as "
@@ -636,6 +696,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     """
     from . import render, training
     from .model import Model, trained_texts, with_texts
+    from .modelfile import locked
 
     given = _given_options(ctx)
     analyzer, weighting, settings = _setup(options)
@@ -654,6 +715,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             raise click.UsageError(f"--update {update_path}: a pipe, which the updated model cannot be written back "
                                    "to: name the file to write with -o MODEL")
         output = output or update_path
+        _check_output(output, lambda message: _usage(f"--update {message}"))
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
         analyzer = base.analyzer
@@ -691,8 +753,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         if dask_address is not None:
             model = _train_on_cluster(dask_address, corpus, analyzer, weighting, settings, summary, advance)
         elif base is not None:
-            model = training.update(base, documents, settings=settings, jobs=jobs)
-            model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
+            change = training.counts_for(base, documents, jobs=jobs)
         elif as_filter:
             from .spam import train_filter
 
@@ -711,14 +772,29 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         else:
             model, held = _train_held_out(list(documents), corpus.report, test_split, seed, analyzer, weighting,
                                           settings, summary)
+        corpus.check_all_read()  # before the model is written: it would lack a DATA named
         seconds = time.perf_counter() - started
+    repeats = 0
     if base is not None:
-        model.texts = with_texts(base.texts, corpus.report.texts)
-    elif test_split is None:  # every document read was trained on
-        model.texts = trained_texts(corpus.report.texts)
-    model.save(output)
+        # Added to the model as it is now, which a learn may have changed while DATA was read;
+        # under the lock, so that no other writer's change is lost.
+        with contextlib.ExitStack() as held:
+            if os.path.realpath(output) == os.path.realpath(update_path):
+                held.enter_context(locked(update_path))
+                base = Model.load(update_path)
+            model = training.with_counts(base, change, settings=settings)
+            model.summary["inputs"] = model.summary.get("inputs", []) + summary["inputs"]
+            model.texts = with_texts(base.texts, corpus.report.texts)
+            repeats = _already_in(base, corpus.report.texts)
+            model.save(output)
+    else:
+        if test_split is None:  # every document read was trained on
+            model.texts = trained_texts(corpus.report.texts)
+        model.save(output)
     _print_read_report(corpus.report, options["verbose"], corpus.encoding)
     render.train_summary(model, output, seconds)
+    if repeats:
+        click.echo(_repeats_line(repeats, len(corpus.report.texts), update_path, "documents", "added"), err=True)
     # A misnamed folder (Spam/ beside spam/) would otherwise pass as a new class unnoticed.
     if base is not None and (added := [label for label in model.classes if label not in base.classes]):
         click.echo(f"new {plural(len(added), 'class')} from this update: {', '.join(added)} "
@@ -735,6 +811,26 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             click.echo(render.held_copies_line(held), err=True)
         if untested := render.untested_classes(model.summary["held_out"]):
             click.echo(untested, err=True)
+
+
+def _already_in(model, digests) -> int:
+    """How many of the documents of these text digests ``model`` holds already (the same text),
+    by the digests it keeps of what it was trained on; 0 where it keeps none."""
+    import numpy as np
+
+    if model.texts is None or not len(digests):
+        return 0
+    return int(np.isin(np.asarray(digests, dtype=np.uint64), model.texts).sum())
+
+
+def _repeats_line(repeats: int, total: int, model_path: str, things: str, verb: str) -> str:
+    """What to say where ``repeats`` of the ``total`` documents ``verb`` to a model were in it already."""
+    return (f"{repeats:,} of the {total:,} {things} {verb} {'is' if repeats == 1 else 'are'} in {model_path} already "
+            f"(the same text): {'it' if repeats == 1 else 'each'} now counts twice, as two documents would")
+
+
+def _usage(message: str) -> None:
+    raise click.UsageError(message)
 
 
 def _makes_a_filter(corpus, labels: Iterable[str], spam_label: str = SPAM_LABEL) -> bool:
@@ -812,16 +908,18 @@ def merge(models, output, min_df, max_df, max_features) -> None:
     """
     from . import render
     from .model import Model
+    from .modelfile import locked
     from .training import merge as merge_models
 
     settings = {name: value for name, value in
                 {"min_df": min_df, "max_df": max_df, "max_features": max_features}.items() if value is not None}
     _each_once(models, "its counts would be added twice")
     started = time.perf_counter()
-    loaded = [Model.load(path) for path in models]
-    merged = merge_models(loaded, settings=settings)
-    seconds = time.perf_counter() - started
-    merged.save(output)
+    with locked(output):  # -o one of the MODELs: no learn may change it between reading and writing
+        loaded = [Model.load(path) for path in models]
+        merged = merge_models(loaded, settings=settings)
+        seconds = time.perf_counter() - started
+        merged.save(output)
     render.train_summary(merged, output, seconds, verb="merged")
     only_in: dict[tuple[str, ...], list[str]] = {}
     for label in merged.classes:  # a class folder named Spam/ in one part and spam/ in another, say
@@ -946,6 +1044,7 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
         errors: list[str] | None = [] if errors_path is not None else None
         report = _evaluate_stream(model, corpus.read(progress=advance), corpus.report, spam_filter, errors,
                                   explain)
+        corpus.check_all_read()
     _print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer)
     if errors is not None:
         _write_errors(errors_path, errors)
@@ -1121,18 +1220,18 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
         trials = cross_validate(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
                                 progress=advance)
     trials = rank(trials)
+    model = train_setting(documents, trials[0].settings, base_analyzer=base,
+                          summary={"inputs": _absolute(data), "input_format": options["input_format"],
+                                   "columns": _trained_columns(corpus, data),
+                                   "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
+    model.texts = trained_texts(corpus.report.texts)
+    model.save(output)  # before anything is printed: `| head -1` closes stdout, and the search is not lost
     render.leaderboard(trials[:top], metric, fmt, total=len(trials))
     termless = [trial for trial in trials if trial.termless_folds]
     if termless:
         click.echo(f"{len(termless)} of {len(trials)} settings had no term left to train on in some fold (every one "
                    f"pruned, or no words) and answered there with the class priors alone; the best of them: "
                    f"{render.describe(termless[0].settings)}", err=True)
-    model = train_setting(documents, trials[0].settings, base_analyzer=base,
-                          summary={"inputs": _absolute(data), "input_format": options["input_format"],
-                                   "columns": _trained_columns(corpus, data),
-                                   "tuned": {"cv": cv, "seed": seed, metric: trials[0].mean, "std": trials[0].std}})
-    model.texts = trained_texts(corpus.report.texts)
-    model.save(output)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f} -> {output}", err=True)
     copies = trials[0].on_copies(corpus.report.texts)
     if copies["seen_in_training"]:  # they flatter every setting, most those that learn a text by heart
@@ -1167,7 +1266,8 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
               help="Also print the runner-up label and the N words of each document that most raise "
                    "its label over the runner-up, each with by how much (natural log-odds).")
 @format_option("tsv", "jsonl")
-@click.option("--encoding", default="utf-8", show_default=True, help="Encoding of the documents.")
+@encoding_option("Encoding of the documents.")
+@size_option
 @click.option("--input-format", type=click.Choice(["folder", "csv", *MAIL_FORMATS]),
               help="Read files as mail (email), or as mbox files or maildirs (default: as the model "
                    "was trained; mbox files and maildirs are recognised anyway); csv reads the rows of a "
@@ -1178,12 +1278,12 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Score files and folders on a Dask cluster (tcp://HOST:8786, or local[:N]); the workers "
                    "must see the paths. Needs nbtext[dask].")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_PROCESSES), default=1, show_default=True, metavar="N",
               help="Score in N processes, for batch jobs: answers still come in input order, but in blocks "
                    "of about 1,000 documents, so a line that trickles in on stdin waits for its block. With 1, "
                    "a large batch is still scored on every core, by threads.")
-def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_format, verbose, text_column, id_column,
-            dask_address, jobs) -> None:
+def predict(model_path, paths, proba, top_k, explain, fmt, encoding, max_document_size, input_format, verbose,
+            text_column, id_column, dask_address, jobs) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
@@ -1228,7 +1328,8 @@ def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_forma
         format_batch = functools.partial(_format_batch, from_stdin=False, k=k, proba=proba, explain=explain, fmt=fmt)
         with connect(dask_address) as client:
             _write_answers(predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
-                                              encoding=encoding, format_batch=format_batch), "documents", report)
+                                              encoding=encoding, format_batch=format_batch,
+                                              limit=max_document_size), "documents", report)
     else:
         if "-" in (paths or ["-"]) and sys.stdin is not None and sys.stdin.isatty():  # not left waiting unsaid
             hint = ("reading one message from the terminal; Ctrl-D ends" if input_format == "email"  # as filter
@@ -1238,6 +1339,7 @@ def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_forma
         # where every document is mail, so that what they saw merges into the report in order.
         unparsed = jobs > 1 and input_format in MAIL_FORMATS and columns is None
         batches = iter_unlabelled(paths, report, encoding=encoding, input_format=input_format,
+                                  max_document_bytes=max_document_size,
                                   headers=model.analyzer.headers, columns=columns, unparsed_mail=unparsed)
         format_batch = functools.partial(_format_batch, k=k, proba=proba, explain=explain, fmt=fmt)
         with contextlib.ExitStack() as stack:
@@ -1252,6 +1354,7 @@ def predict(model_path, paths, proba, top_k, explain, fmt, encoding, input_forma
             with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
                 _write_answers(answers, "documents", report)
     _print_read_report(report, verbose, encoding, always=False, empty=model.empty_answer)
+    report.check_all_read()  # a file named that was skipped: an error, once the others are answered
 
 
 def _write_answers(answers: Iterable[tuple[str, ReadReport]], unit: str, report: ReadReport) -> None:
@@ -1445,12 +1548,13 @@ def _filter_error(error: click.ClickException) -> click.ClickException:
                    "more) or lower it (below 0.5), each with by how much (natural log-odds); with "
                    "--passthrough, as an X-Nbtext-Words header.")
 @cutoff_options
+@size_option
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_PROCESSES), default=1, show_default=True, metavar="N",
               help="Many messages: read and score them in N processes, for nightly batch jobs; the lines "
                    "still come in order, in blocks of about 1,000 messages.")
-def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cutoff, ham_cutoff, verbose,
-            jobs) -> None:
+def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cutoff, ham_cutoff, max_document_size,
+            verbose, jobs) -> None:
     """Classify mail as Spam, Ham or Unsure with a filter MODEL, as bogofilter does.
 
     One message (a file, or stdin): exit status 0 spam, 1 ham, 2 unsure, 3 error, so
@@ -1481,29 +1585,39 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     from .readers import Document, iter_unlabelled, standard_input
     from .readers.folders import holds_mbox_messages
     from .readers.mail import is_mbox, read_message
-    from .readers.report import (WIDE_HEAD, decode_file, decompressed, file_not_text, stream_not_text,
-                                 without_known_words)
+    from .readers.report import (WIDE_HEAD, TooLarge, decode_file, decompressed, file_not_text, size_text,
+                                 stream_not_text, without_known_words)
     from .render import tsv_field
     from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
 
     stream = "stdin" if source == "-" else source if is_pipe(source) else None  # read once, so one message
     single = stream is not None or (os.path.isfile(source) and not is_mbox(source))
     raw = None
+    opened = contextlib.ExitStack()
+    rest = None  # where a message larger than the cap goes on: no more of it is read, unless passed through
     if single:
         if source == "-":
-            stdin = standard_input()
-            if stdin.isatty():
+            handle = standard_input()
+            if handle.isatty():
                 click.echo("reading one message from the terminal; Ctrl-D ends", err=True)
-            raw = stdin.read()
         else:
-            with open(source, "rb") as handle:
-                raw = handle.read()
-            inner = decompressed(raw)  # as a mail server may keep it: see read_listed
+            handle = opened.enter_context(open(source, "rb"))
+        raw = handle.read(max_document_size + 1)
+        if len(raw) > max_document_size:
+            rest = handle
+        elif stream is None:
+            try:
+                inner = decompressed(raw, max_document_size)  # as a mail server may keep it: see read_listed
+            except TooLarge:
+                inner, rest = None, handle
             if inner is not None:  # a compressed mbox gives a line a message, as one read as a file does
                 raw = None if holds_mbox_messages(inner) else inner
     try:
         if explain and quiet:
             raise click.UsageError("--explain adds words to the verdict line, which --quiet does not print")
+        if rest is not None:
+            raise DataError(f"{'<stdin>' if source == '-' else source}: a message of more than "
+                            f"{size_text(max_document_size)}, the most one document may be (--max-document-size)")
         if stream is not None and raw is not None and holds_mbox_messages(raw):  # before the model loads for nothing
             # one verdict, one exit status, for many messages would be no message's verdict
             raise DataError(f"{stream} holds several mbox messages, and the filter gives {stream} one verdict: give "
@@ -1533,8 +1647,12 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     except Exception:  # an error, or a bug in reading this message: either way it must not be lost
         if passthrough and raw is not None:
             sys.stdout.buffer.write(raw)  # nothing lost: the message goes on unchanged
+            if rest is not None:  # and the part of it past the cap, as it comes
+                shutil.copyfileobj(rest, sys.stdout.buffer)
             sys.stdout.buffer.flush()
         raise
+    finally:
+        opened.close()
     if raw is not None:
         if passthrough:
             sys.stdout.buffer.write(passed)
@@ -1549,6 +1667,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     if passthrough:
         raise click.UsageError("--passthrough is for one message (a file or stdin)")
     batches = iter_unlabelled([source], report, input_format=trained_format, headers=model.analyzer.headers,
+                              max_document_bytes=max_document_size,
                               unparsed_mail=jobs > 1 and trained_format in MAIL_FORMATS)
     with contextlib.ExitStack() as stack:
         if jobs > 1:
@@ -1564,6 +1683,7 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
         with contextlib.closing(answers):  # on a closed pipe, stop the workers before exiting
             _write_answers(answers, "messages", report)
     _print_filter_report(report, spam_filter, model, verbose)
+    report.check_all_read()
 
 
 def _print_filter_report(report, spam_filter, model, verbose: bool) -> None:
@@ -1616,8 +1736,9 @@ def _explained_fields(explanation) -> list[str]:
 @model_argument
 @click.argument("items", nargs=-1, required=True, metavar="--spam|--ham PATH...")
 @click.option("--unlearn", is_flag=True, help="Remove these messages, learned before with the same label, exactly.")
+@size_option
 @click.option("-v", "--verbose", is_flag=True, help="Name every replaced, empty or skipped entry.")
-def learn(model_path, items, unlearn, verbose) -> None:
+def learn(model_path, items, unlearn, max_document_size, verbose) -> None:
     """Teach a filter MODEL from corrections: add messages as spam or ham, or take them back.
 
     Each PATH after --spam is learned as spam, after --ham as ham: a message file, an mbox,
@@ -1640,7 +1761,8 @@ def learn(model_path, items, unlearn, verbose) -> None:
     from .modelfile import folder_given
     from .readers import iter_unlabelled
     from .readers.report import text_digest
-    from .spam import SpamFilter, locked
+    from .modelfile import locked
+    from .spam import SpamFilter
     from .training import update
 
     if is_pipe(model_path):
@@ -1669,17 +1791,19 @@ def learn(model_path, items, unlearn, verbose) -> None:
     with locked(model_path):
         model = Model.load(model_path)
         spam_filter = SpamFilter.of(model)
-        labels = {"spam": spam_filter.label, "ham": spam_filter.ham_label(model.classes)}
+        # the ham class only where --ham is given: a filter with several other classes learns spam too
+        labels = {kind: spam_filter.label if kind == "spam" else spam_filter.ham_label(model.classes)
+                  for kind in groups}
         documents = []
         for kind, paths in groups.items():
             for batch, _ in iter_unlabelled(paths, report, input_format=_trained_format(model),
-                                            headers=model.analyzer.headers):
+                                            headers=model.analyzer.headers, max_document_bytes=max_document_size):
                 assert isinstance(batch, list)  # mail comes parsed, as unparsed_mail is not asked
                 documents += [dataclasses.replace(doc, label=labels[kind]) for doc in batch]
-        if not documents:  # after what was read: the messages skipped, and why
+        if report.unread:  # nothing learned: a path named that gave no message is a slip to mend first
             _print_read_report(report, verbose, "utf-8", always=False)
-            if report.skipped:
-                raise NbtextError("no messages to learn from")
+            report.check_all_read()
+        if not documents:
             # A quiet night's .Junk/new: a nightly job that learns it must not fail for that.
             given = ", ".join(path for paths in groups.values() for path in paths)
             click.echo(f"nothing to {'unlearn' if unlearn else 'learn'}: no message in {given}; {model_path} is "
@@ -1692,12 +1816,16 @@ def learn(model_path, items, unlearn, verbose) -> None:
             raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each with "
                             "the option it was learned with") from None
         _count_learned(updated.summary, [labels[kind] for kind in groups], documents, unlearn)
-        updated.texts = with_texts(model.texts, [text_digest(doc.text) for doc in documents], remove=unlearn)
+        digests = [text_digest(doc.text) for doc in documents]
+        updated.texts = with_texts(model.texts, digests, remove=unlearn)
+        repeats = 0 if unlearn else _already_in(model, digests)
         updated.save(model_path)
     _print_read_report(report, verbose, "utf-8", always=False)
     verb = "unlearned" if unlearn else "learned"
     counts = ", ".join(f"{sum(doc.label == labels[k] for doc in documents):,} {k}" for k in groups)
     click.echo(f"{verb} {counts} -> {model_path} ({len(updated.terms):,} terms)", err=True)
+    if repeats:  # a message learned twice counts twice, as bogofilter counts it: said, as merge says it
+        click.echo(_repeats_line(repeats, len(documents), model_path, "messages", "learned"), err=True)
 
 
 def _count_learned(summary: dict[str, Any], labels: list[str], documents: list, unlearn: bool) -> None:

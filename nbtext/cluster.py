@@ -21,8 +21,9 @@ from typing import Any, TypeVar
 from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import DataError, NbtextError
+from .limits import MAX_DOCUMENT_BYTES, MAX_PROCESSES
 from .model import Model
-from .readers import Document, FileBatch, LabelledCorpus, ReadReport
+from .readers import Document, FileBatch, LabelledCorpus, ReadReport, note_unread
 from .readers.folders import GONE, UNREADABLE, Entry, list_folder, not_found
 
 #: What predict makes of one batch of documents (its output lines, and what it noticed).
@@ -49,6 +50,8 @@ def connect(address: str):
             workers = int(count) if count else None
         except ValueError:
             raise DataError(f"--dask {address}: expected local or local:N, e.g. local:2") from None
+        if workers is not None and not 1 <= workers <= MAX_PROCESSES:
+            raise DataError(f"--dask {address}: a local cluster of 1 to {MAX_PROCESSES} worker processes")
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         return Client(cluster)
     try:
@@ -81,17 +84,17 @@ def shard_entries(entries: Sequence[Entry], shard_bytes: int = SHARD_BYTES) -> l
 
 
 def count_shard(entries: list[Entry], mail: bool, encoding: str, analyzer: dict[str, Any], tf: str,
-                doc_norm: str | None) -> tuple[FrozenCounts, ReadReport]:
+                doc_norm: str | None, limit: int | None = MAX_DOCUMENT_BYTES) -> tuple[FrozenCounts, ReadReport]:
     """On a worker: read and count one shard of labelled document files."""
     from .training import count_all
 
     analyze = Analyzer.from_dict(analyzer)
-    documents, report = _read_on_worker(entries, mail, encoding, analyze.headers)
+    documents, report = _read_on_worker(entries, mail, encoding, analyze.headers, limit)
     return count_all(documents, analyze, tf=tf, doc_norm=doc_norm), report
 
 
-def _read_on_worker(entries: list[Entry], mail: bool, encoding: str,
-                    headers: Sequence[str]) -> tuple[list[Document], ReadReport]:
+def _read_on_worker(entries: list[Entry], mail: bool, encoding: str, headers: Sequence[str],
+                    limit: int | None) -> tuple[list[Document], ReadReport]:
     """The documents of some files, read by this worker; a file it cannot see is a DataError:
     where a single machine skips and counts a file gone since it was listed, a worker that
     cannot read the listed files most likely does not see the client's filesystem, and
@@ -99,7 +102,7 @@ def _read_on_worker(entries: list[Entry], mail: bool, encoding: str,
     import socket
 
     report = ReadReport()
-    documents = list(FileBatch(entries, mail, encoding, tuple(headers)).read(report))
+    documents = list(FileBatch(entries, mail, encoding, tuple(headers), limit).read(report))
     for reason, paths in report.skipped.items():
         if reason == GONE or reason.startswith(UNREADABLE):
             raise DataError(f"worker {socket.gethostname()} cannot read {paths[0]}: {reason} "
@@ -148,7 +151,7 @@ def train_on_cluster(
     if not shards:
         raise DataError("no documents to train on")
     futures = {
-        client.submit(count_shard, shard, mail, corpus.encoding, analyzer.to_dict(), tf, doc_norm,
+        client.submit(count_shard, shard, mail, corpus.encoding, analyzer.to_dict(), tf, doc_norm, corpus.limit,
                       pure=False): sum(e[2] for e in shard)
         for shard in shards
     }
@@ -167,34 +170,39 @@ def train_on_cluster(
 
 
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,
-                format_batch: Callable[[Model, list[Document]], Answers]) -> tuple[Answers, ReadReport]:
+                format_batch: Callable[[Model, list[Document]], Answers],
+                limit: int | None = MAX_DOCUMENT_BYTES) -> tuple[Answers, ReadReport]:
     """On a worker: read one batch of files and return predict's answers for them (what
     ``format_batch`` makes of them) and what was read."""
-    batch, report = _read_on_worker(entries, mail, encoding, model.analyzer.headers)
+    batch, report = _read_on_worker(entries, mail, encoding, model.analyzer.headers, limit)
     return format_batch(model, batch), report
 
 
 def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadReport, *, mail: bool, encoding: str,
-                       format_batch: Callable[[Model, list[Document]], Answers]) -> Iterator[Answers]:
+                       format_batch: Callable[[Model, list[Document]], Answers],
+                       limit: int | None = MAX_DOCUMENT_BYTES) -> Iterator[Answers]:
     """predict's answers for the files under ``paths`` (what ``format_batch`` makes of each
     batch), in input order, block by block as the workers finish them. The model is sent to
     every worker; Dask's memory manager may drop a worker's copy later, and the worker then
     fetches it from another one that may be scoring with it (which is safe: see
     ``NaiveBayes.__getstate__``)."""
     entries: list[Entry] = []
+    inputs = []
     for path in paths:
         if path == "-":
             raise DataError("--dask scores files and folders; stdin is read here, without --dask")
         if not os.path.exists(path):
             raise not_found(path)
-        entries += list_folder(path, report, labelled=False) if os.path.isdir(path) else [(path, None, 0)]
+        listed = list_folder(path, report, labelled=False) if os.path.isdir(path) else [(path, None, 0)]
+        inputs.append((path, [entry[0] for entry in listed]))
+        entries += listed
     model = copy.copy(model)
     model.threads = 1  # each worker process (or thread) takes a share of the cores already
     shared = client.scatter(model, broadcast=True)
     batches = (entries[i:i + PREDICT_FILES] for i in range(0, len(entries), PREDICT_FILES))
 
     def submit(n: int) -> list:
-        return [client.submit(score_files, shared, batch, mail, encoding, format_batch, pure=False)
+        return [client.submit(score_files, shared, batch, mail, encoding, format_batch, limit, pure=False)
                 for batch in itertools.islice(batches, n)]
 
     pending = submit(IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {}))))
@@ -205,3 +213,4 @@ def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadR
         future.release()
         pending += submit(1)
         yield answers
+    note_unread(inputs, report)

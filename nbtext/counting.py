@@ -759,9 +759,30 @@ class FrozenCounts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FrozenCounts:
-        data = dict(data)
-        terms = PackedTerms(data["terms"], data.pop("n_terms"))
-        return cls(**{**data, "terms": terms})
+        """The inverse of ``to_dict``; a ValueError naming the part of ``data`` that is not what
+        ``to_dict`` writes (a damaged model file): the wrong keys, types, shapes or lengths,
+        indices out of range, or values no count can have."""
+        checked(isinstance(data, dict) and set(data) == _COUNTS_KEYS, "counts", f"the keys {sorted(_COUNTS_KEYS)}")
+        n_terms, classes = data["n_terms"], data["classes"]
+        checked(type(n_terms) is int and n_terms >= 0, "counts.n_terms", "a count")
+        checked(isinstance(classes, list) and all(isinstance(c, str) for c in classes) and len(set(classes)) ==
+                len(classes), "counts.classes", "a list of distinct labels")
+        terms = PackedTerms.stored(data["terms"], n_terms, None, "counts.terms")
+        entries = array_of(data["class_index"], "counts.class_index", np.int32)
+        indices_within(entries, len(classes), "counts.class_index")
+        indices_within(array_of(data["term_index"], "counts.term_index", np.int32, len(entries)), n_terms,
+                       "counts.term_index")
+        values = data["values"]
+        checked(isinstance(values, dict) and {"term_counts", "doc_freq"} <= set(values) <= {"term_counts", "doc_freq",
+                                                                                          "weighted"},
+                "counts.values", "term_counts, doc_freq and maybe weighted")
+        for name, column in values.items():
+            counts_in(array_of(column, f"counts.values.{name}", np.float64, len(entries)), f"counts.values.{name}")
+        counts_in(array_of(data["class_docs"], "counts.class_docs", np.float64, len(classes)), "counts.class_docs")
+        checked(data["tf"] in TF_MODES and data["doc_norm"] in DOC_NORMS, "counts.tf and counts.doc_norm",
+                f"one of {TF_MODES} and of {DOC_NORMS}")
+        rest = {key: value for key, value in data.items() if key != "n_terms"}
+        return cls(**{**rest, "terms": terms})
 
 
 class ColumnMatrix:
@@ -812,8 +833,25 @@ class ColumnMatrix:
                 "row_sums": self.sum(axis=1)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ColumnMatrix:
-        return cls(data["indptr"], data["rows"], data["values"], data["n_rows"], data.get("row_sums"))
+    def from_dict(cls, data: dict[str, Any], name: str = "matrix") -> ColumnMatrix:
+        """The inverse of ``to_dict``; a ValueError, naming the matrix ``name``, where ``data``
+        is not what ``to_dict`` writes."""
+        checked(isinstance(data, dict) and {"indptr", "rows", "values", "n_rows"} <= set(data) <=
+                {"indptr", "rows", "values", "n_rows", "row_sums"}, name, "indptr, rows, values, n_rows, row_sums")
+        n_rows = data["n_rows"]
+        checked(type(n_rows) is int and n_rows >= 0, f"{name}.n_rows", "a count")
+        indptr = array_of(data["indptr"], f"{name}.indptr", np.int64)
+        rows = array_of(data["rows"], f"{name}.rows", (np.int32, np.int64))
+        checked(len(indptr) >= 1 and indptr[0] == 0 and indptr[-1] == len(rows) and bool(np.all(np.diff(indptr) >= 0)),
+                f"{name}.indptr", f"offsets from 0 to the {len(rows)} entries, in order")
+        indices_within(rows, n_rows, f"{name}.rows")
+        values = array_of(data["values"], f"{name}.values", np.float64, len(rows))
+        checked(bool(np.isfinite(values).all()), f"{name}.values", "finite numbers")
+        row_sums = data.get("row_sums")
+        if row_sums is not None:
+            checked(bool(np.isfinite(array_of(row_sums, f"{name}.row_sums", np.float64, n_rows)).all()),
+                    f"{name}.row_sums", "finite numbers")
+        return cls(indptr, rows, values, n_rows, row_sums)
 
 
 class PackedTerms(Sequence):
@@ -829,6 +867,20 @@ class PackedTerms(Sequence):
         if ends is not None and len(ends) != n_terms:
             raise ValueError(f"{len(ends)} term ends stored where {n_terms} were expected")
         self._ends = ends  # where each term ends (see ``ends``), kept in the model file; else found once
+
+    @classmethod
+    def stored(cls, blob: Any, n_terms: Any, ends: Any, name: str) -> PackedTerms:
+        """Terms as a model file stores them (``blob``, their number and, where kept, where each
+        ends); a ValueError, naming them ``name``, where those do not fit together."""
+        blob = array_of(blob, f"{name}", np.uint8)
+        checked(type(n_terms) is int and n_terms >= 0, f"{name}'s number", "a count")
+        breaks = int(np.count_nonzero(blob == 10))  # a newline ends each term but the last
+        checked(breaks == max(n_terms - 1, 0) and (n_terms > 0 or not len(blob)), name, f"{n_terms} terms")
+        if ends is not None:
+            ends = array_of(ends, f"{name}' ends", (np.int32, np.int64), n_terms)
+            checked(not n_terms or (int(ends[-1]) == len(blob) and bool(np.all(np.diff(ends) > 0))
+                                    and bool(np.all(blob[ends[:-1]] == 10))), f"{name}' ends", "where they end")
+        return cls(blob, n_terms, ends)
 
     def unpacked(self) -> list[str]:
         if self._terms is None:
@@ -902,6 +954,42 @@ def pack_terms(terms: Sequence[str]) -> np.ndarray:
     if joined.count("\n") != max(len(terms) - 1, 0):
         raise ValueError("a term contains a newline; it cannot be stored")
     return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+#: What ``FrozenCounts.to_dict`` writes.
+_COUNTS_KEYS = {"terms", "n_terms", "classes", "class_index", "term_index", "values", "class_docs", "tf", "doc_norm"}
+
+
+def checked(holds: bool, name: str, expected: str) -> None:
+    """A ValueError where ``holds`` is false: part ``name`` of a model file is not ``expected``."""
+    if not holds:
+        raise ValueError(f"{name} is not {expected}")
+
+
+def array_of(value: Any, name: str, dtype: Any, length: int | None = None) -> np.ndarray:
+    """``value``, where it is a one-dimensional array of ``dtype`` (or one of several) and, if
+    given, ``length``; else a ValueError naming ``name``."""
+    dtypes = dtype if isinstance(dtype, tuple) else (dtype,)
+    kinds = " or ".join(np.dtype(d).name for d in dtypes)
+    # in either byte order: a model written on a big-endian machine holds its arrays so
+    checked(isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.newbyteorder("=") in dtypes, name,
+            f"a one-dimensional array of {kinds}")
+    if length is not None:
+        checked(len(value) == length, name, f"of length {length} (it has {len(value)})")
+    return value
+
+
+def indices_within(indices: np.ndarray, size: int, name: str) -> None:
+    """A ValueError where ``indices`` (named ``name``) are not all positions of ``size`` things."""
+    if len(indices):
+        checked(int(indices.min()) >= 0 and int(indices.max()) < size, name, f"indices from 0 to {size - 1}")
+
+
+def counts_in(values: np.ndarray, name: str) -> None:
+    """A ValueError where ``values`` (named ``name``) are not what sums of documents give:
+    finite and not negative."""
+    checked(bool(np.isfinite(values).all()) and (not len(values) or float(values.min()) >= 0), name,
+            "finite sums, none negative")
 
 
 def _transforms(tf: str, doc_norm: str | None) -> bool:

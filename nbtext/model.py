@@ -9,6 +9,7 @@ also mergeable with another one.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from array import array
 from collections.abc import Iterable, Sequence
@@ -19,14 +20,16 @@ import numpy as np
 from . import __version__, modelfile
 from .analysis import Analyzer
 from .cores import available_cores
-from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, count_features, pack_terms,
-                       sorted_position, weigh_rows)
-from .errors import ModelError
+from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, array_of, checked, count_features,
+                       indices_within, pack_terms, sorted_position, weigh_rows)
+from .errors import ModelError, NbtextError
 from .naive_bayes import VARIANTS, NaiveBayes
 from .vectorizing import AnyTable, TokenClash, fixed_table, supports
 
 FORMAT = "nbtext-model"
-FORMAT_VERSION = 1
+#: 2: the file holds a checksum of everything else in it (``modelfile.checksum``). Files of
+#: format 1, which hold none, are read as they were.
+FORMAT_VERSION = 2
 #: Characters of text a scoring thread gets at least: below that, starting it costs more
 #: than it saves.
 THREAD_CHARACTERS = 1 << 16
@@ -379,6 +382,12 @@ class Model:
     # --- persistence ---------------------------------------------------------------------
 
     def to_payload(self) -> dict[str, Any]:
+        """The model as a model file holds it: plain data and arrays, and their checksum last."""
+        payload = self._content()
+        payload["checksum"] = f"{modelfile.checksum(payload):08x}"  # of one width: the file's size is the data's
+        return payload
+
+    def _content(self) -> dict[str, Any]:
         packed = pack_terms(self.terms)
         packed_ends = PackedTerms(packed, len(self.terms)).ends()
         packed_ends = packed_ends.astype(np.int32 if len(packed) < 2**31 else np.int64)
@@ -398,28 +407,9 @@ class Model:
         })
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the model atomically: a crash never leaves a half-written file at ``path``. A
-        link is followed: the file it points to is replaced, and the link kept."""
-        import tempfile  # here, not at the top: 5 ms of every cold start that only loads
-
-        path = os.fspath(path)
-        target = os.path.realpath(path)
-        tmp = None
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
-                                       dir=os.path.dirname(target))
-            with os.fdopen(fd, "wb") as handle:
-                modelfile.dump(self.to_payload(), handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, target)
-        except BaseException as error:
-            if tmp is not None:
-                os.unlink(tmp)
-            if isinstance(error, OSError):  # no such folder, no permission, a full disk
-                raise ModelError(f"{path}: cannot write the model ({error.strerror or error})") from None
-            raise
+        """Write the model atomically, under the model's lock (``modelfile.save``): a crash never
+        leaves a half-written file at ``path``, and a file replaced keeps its mode."""
+        modelfile.save(self.to_payload(), os.fspath(path))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Model:
@@ -429,33 +419,116 @@ class Model:
 
     @classmethod
     def from_payload(cls, payload: Any, source: str = "model") -> Model:
+        """The model a model file's ``payload`` holds; a ModelError, in one line, where it is no
+        model, a newer format's, or damaged: a checksum that does not match (a flipped bit), or
+        parts not of the shapes, types, lengths and ranges nbtext writes."""
         if not isinstance(payload, dict) or payload.get("format") != FORMAT:
             raise ModelError(f"{source}: not an nbtext model file")
         version = payload.get("format_version")
-        if not isinstance(version, int) or version > FORMAT_VERSION:
+        if type(version) is not int or version > FORMAT_VERSION:
             raise ModelError(
                 f"{source}: made by nbtext {payload.get('nbtext_version')} in model format {version}; "
                 f"this nbtext {__version__} reads format {FORMAT_VERSION} or older: upgrade nbtext"
             )
-        if "statistic" not in (payload.get("kept") or {}):  # the first day's layouts, before it settled
+        if version < 2 and "statistic" not in (payload.get("kept") or {}):  # the first day's layouts
             raise ModelError(f"{source}: written by an early build of nbtext, in a layout this nbtext "
                              f"{__version__} does not read: train the model again")
         try:
-            kept = payload["kept"]
-            model = cls(
-                Analyzer.from_dict(payload["analyzer"]),
-                FrozenCounts.from_dict(payload["counts"]),
-                payload["settings"],
-                payload["summary"],
-                kept=kept["index"],
-                terms=PackedTerms(kept["terms"], len(kept["index"]), kept.get("term_ends")),
-                statistic=ColumnMatrix.from_dict(kept["statistic"]),
-                idf=kept["idf"],
-            )
-            model.texts = _texts_stored(payload.get("texts"))
-            return model
-        except (KeyError, TypeError, ValueError, IndexError) as error:
-            raise ModelError(f"{source}: damaged nbtext model ({type(error).__name__}: {error})") from None
+            if version >= 2:
+                content = {key: value for key, value in payload.items() if key != "checksum"}
+                if payload.get("checksum") != f"{modelfile.checksum(content):08x}":
+                    raise ValueError("its checksum does not match what it holds: bytes of the file have changed "
+                                     "since nbtext wrote it")
+            return cls._of_checked(payload)
+        except (KeyError, TypeError, ValueError, IndexError, NbtextError) as error:
+            what = str(error) if isinstance(error, (ValueError, NbtextError)) else f"{type(error).__name__}: {error}"
+            raise ModelError(f"{source}: damaged nbtext model ({what}); train it again, or restore it from a "
+                             "copy") from None
+
+    @classmethod
+    def _of_checked(cls, payload: dict[str, Any]) -> Model:
+        """The model of ``payload``, each part checked as it is read (``checked``'s ValueError)."""
+        checked(set(payload) >= _PAYLOAD_KEYS and set(payload) <= _PAYLOAD_KEYS | {"texts", "checksum"}, "the file",
+                f"the parts {sorted(_PAYLOAD_KEYS)}")
+        counts = FrozenCounts.from_dict(payload["counts"])
+        kept = payload["kept"]
+        checked(isinstance(kept, dict) and set(kept) <= {"index", "terms", "term_ends", "statistic", "idf"}
+                and {"index", "terms", "statistic", "idf"} <= set(kept), "kept",
+                "index, terms, term_ends, statistic and idf")
+        index = array_of(kept["index"], "kept.index", np.int64)
+        indices_within(index, len(counts.terms), "kept.index")
+        checked(bool(np.all(np.diff(index) > 0)), "kept.index", "in order")
+        statistic = ColumnMatrix.from_dict(kept["statistic"], "kept.statistic")
+        checked(statistic.shape == (len(counts.classes), len(index)), "kept.statistic",
+                f"a {len(counts.classes)} x {len(index)} matrix")
+        idf = kept["idf"]
+        if idf is not None:
+            checked(bool(np.all(array_of(idf, "kept.idf", np.float64, len(index)) > 0)), "kept.idf", "positive")
+        _check_settings(payload["settings"], counts.classes)
+        _check_summary(payload["summary"])
+        model = cls(Analyzer.from_dict(payload["analyzer"]), counts, payload["settings"], payload["summary"],
+                    kept=index, terms=PackedTerms.stored(kept["terms"], len(index), kept.get("term_ends"),
+                                                         "kept.terms"),
+                    statistic=statistic, idf=idf)
+        model.texts = _texts_stored(payload.get("texts"))
+        return model
+
+
+#: The parts every model file has.
+_PAYLOAD_KEYS = {"format", "format_version", "nbtext_version", "analyzer", "settings", "counts", "kept", "summary"}
+
+
+def _check_settings(settings: Any, classes: Sequence[str]) -> None:
+    """A ValueError where a model file's ``settings`` are not what nbtext writes; the core checks
+    alpha, and the Model unknown keys and the variant."""
+    checked(isinstance(settings, dict), "settings", "a dict")
+    for name in ("fit_prior", "norm", "idf"):
+        checked(type(settings.get(name, False)) is bool, f"settings.{name}", "true or false")
+    for name in ("min_df", "max_df"):
+        value = settings.get(name, 1)
+        checked(type(value) in (int, float) and math.isfinite(value) and value >= 0, f"settings.{name}",
+                "a count or a proportion")
+    max_features = settings.get("max_features")
+    checked(max_features is None or (type(max_features) is int and max_features >= 1), "settings.max_features",
+            "a count")
+    spam = settings.get("spam")
+    if spam is not None:
+        checked(isinstance(spam, dict) and {"label", "spam_cutoff", "ham_cutoff", "slope", "intercept"} <= set(spam)
+                <= {"label", "spam_cutoff", "ham_cutoff", "slope", "intercept", "measured"}, "settings.spam",
+                "a filter's label, cut-offs and calibration")
+        checked(spam["label"] in classes, "settings.spam.label", "one of the classes")
+        checked(all(type(spam[key]) is float and 0 <= spam[key] <= 1 for key in ("spam_cutoff", "ham_cutoff"))
+                and spam["ham_cutoff"] <= spam["spam_cutoff"], "settings.spam's cut-offs", "scores, ham below spam")
+        checked(all(type(spam[key]) is float and math.isfinite(spam[key]) for key in ("slope", "intercept")),
+                "settings.spam's calibration", "finite numbers")
+        checked(spam.get("measured") is None or isinstance(spam["measured"], dict), "settings.spam.measured",
+                "a dict")
+    calibration = settings.get("calibration")
+    if calibration is not None:
+        temperature = calibration.get("temperature") if isinstance(calibration, dict) else None
+        checked(type(temperature) is float and math.isfinite(temperature) and temperature > 0,
+                "settings.calibration.temperature", "a positive number")
+
+
+#: The summary's parts that nbtext reads back, and what each must be.
+_SUMMARY_TYPES: dict[str, tuple[type, ...]] = {
+    "documents": (int,), "vocabulary_size": (int,), "terms_seen": (int,), "documents_per_class": (dict,),
+    "inputs": (list,), "input_format": (str, type(None)), "columns": (dict, type(None)), "held_out": (dict,),
+    "tuned": (dict,), "learned": (dict,),
+}
+
+
+def _check_summary(summary: Any) -> None:
+    """A ValueError where a model file's ``summary`` lacks what every model has, or holds a part
+    nbtext reads back in another type."""
+    checked(isinstance(summary, dict) and {"documents", "documents_per_class", "vocabulary_size", "terms_seen"}
+            <= set(summary), "summary", "what training writes (documents, documents_per_class, vocabulary_size, "
+                                        "terms_seen)")
+    for key, types in _SUMMARY_TYPES.items():
+        if key in summary:
+            checked(type(summary[key]) in types, f"summary.{key}", " or ".join(t.__name__ for t in types))
+    checked(all(type(label) is str and type(n) is int for label, n in summary["documents_per_class"].items()),
+            "summary.documents_per_class", "a count for each class")
 
 
 def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
@@ -554,9 +627,3 @@ class _SortedLookup:
 
     def get(self, term: str, default: int = -1) -> int:
         return sorted_position(self.terms, term, default)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -19,11 +19,16 @@ cost ``nbtext train`` 0.1 to 0.2 s.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import math
 import mmap
 import os
 import pickle
+import re
 import stat
+import struct
+import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -68,6 +73,10 @@ class _Reader(pickle._Unpickler):
             self.stack[-1] = self._array(vars(self.stack[-1]))
 
     dispatch[pickle.BUILD[0]] = load_build
+    # copyreg's extension codes stand for globals: once any unpickler in the process has looked
+    # one up, it is taken from copyreg's cache without find_class, past the allow-list. A model
+    # file names its few globals by name.
+    del dispatch[pickle.EXT1[0]], dispatch[pickle.EXT2[0]], dispatch[pickle.EXT4[0]]
 
     def _array(self, fields: dict[str, Any]) -> np.ndarray:
         dtype, order = fields.get("dtype"), fields.get("order", "C")
@@ -217,3 +226,192 @@ def _no_pickle(path: str, head: bytes | None = None) -> str | None:
         return "not an nbtext model file (a model file is a pickle; this is none)"
     return f"text, not an nbtext model file ({_MODEL_FIRST})"
 
+
+
+# --- writing a model file in place ---------------------------------------------------------
+
+
+def unsafe_output(path: str) -> str | None:
+    """Why a command must not write a file (a model, a report) at ``path``, or None: it is a
+    character device (a terminal, /dev/null), or the very file this process's stdout or stderr
+    write to (``-o /dev/stdout >> log`` replaced the log with the model). A path that names
+    nothing yet is a new file, and safe."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISCHR(info.st_mode):
+        return "a character device (a terminal, /dev/null, a serial line), not a file to write"
+    for number, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            stream = os.fstat(number)
+        except OSError:  # closed
+            continue
+        if (stream.st_dev, stream.st_ino) == (info.st_dev, info.st_ino):
+            return (f"the file {name} goes to, which this command writes to as well: the two would be written "
+                    "over each other; name a file of its own")
+    return None
+
+
+#: Lock files this process holds, by thread, with how many times each is held: a save inside a
+#: read-modify-write (``learn``) takes the lock its caller holds already. ``flock`` locks belong
+#: to an open file, so a second open and lock in the same process would wait for itself.
+_HELD: dict[tuple[str, int], int] = {}
+
+
+def lock_path(path: str) -> str:
+    """The hidden lock file of the model file ``path``: beside the file a link points to, so
+    that writing through the link and through the file exclude each other."""
+    folder, name = os.path.split(os.path.realpath(path))
+    return os.path.join(folder, f".{name}.lock")
+
+
+@contextlib.contextmanager
+def locked(path: str) -> Iterator[None]:
+    """Hold the exclusive lock of the model file ``path`` (``.MODEL.lock`` beside it, hidden, so
+    that a model kept in a mail folder it sorts gives no empty message to answer): every writer
+    of a model takes it, and a read, change and write back (``learn``, ``train --update``) holds
+    it throughout, so that two of them never lose each other's change. Held again by the same
+    thread, it is the same lock.
+
+    The lock file is removed as the lock is let go, so that none stays beside every model
+    saved. A process that waited on it then finds it gone from its path, and locks the file
+    there anew: a lock is held only on the file that the path names."""
+    import fcntl
+    import threading
+
+    lock = lock_path(path)
+    key = (lock, threading.get_ident())
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    while True:
+        try:
+            handle = open(lock, "a+b")
+        except OSError as error:
+            raise ModelError(f"{path}: cannot take the model's lock, {lock} ({error.strerror or error}): the "
+                             "model's folder must be writable for nbtext to write the model there") from None
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            if os.path.samestat(os.fstat(handle.fileno()), os.stat(lock)):
+                break
+        except FileNotFoundError:  # its holder removed it as it let go
+            pass
+        handle.close()
+    _HELD[key] = 1
+    try:
+        yield
+    finally:
+        del _HELD[key]
+        with contextlib.suppress(OSError):  # removed while held: a waiter then sees it gone, and starts again
+            os.unlink(lock)
+        handle.close()  # which lets the lock go
+
+
+def save(payload: Any, path: str) -> None:
+    """Write ``payload`` to the model file ``path`` atomically, under its lock: a crash never
+    leaves a half-written file there. A link is followed: the file it points to is replaced,
+    and the link kept. A file replaced keeps its mode, and its owner and group where this
+    process may give them (a filter kept 0600 stays so); a new one is made as the umask says.
+    A temporary file that a writer killed mid-save left (``.MODEL.XXXXXXXX.tmp``) is removed:
+    under the lock, no other writer has one."""
+    import tempfile  # here, not at the top: 5 ms of every cold start that only loads
+
+    target = os.path.realpath(path)
+    folder, name = os.path.split(target)
+    tmp = None
+    try:
+        with locked(path):
+            _remove_stale_temporaries(folder, name)
+            try:
+                replaced: os.stat_result | None = os.stat(target)
+            except FileNotFoundError:
+                replaced = None
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            with os.fdopen(fd, "wb") as handle:
+                dump(payload, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if replaced is None:
+                os.chmod(tmp, 0o666 & ~_umask())
+            else:
+                os.chmod(tmp, stat.S_IMODE(replaced.st_mode))
+                if (replaced.st_uid, replaced.st_gid) != (os.getuid(), os.getgid()):
+                    with contextlib.suppress(OSError):  # not ours to give: the file becomes this user's
+                        os.chown(tmp, replaced.st_uid, replaced.st_gid)
+            os.replace(tmp, target)
+            tmp = None
+    except BaseException as error:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(error, OSError):  # no such folder, no permission, a full disk
+            raise ModelError(f"{path}: cannot write the model ({error.strerror or error})") from None
+        raise
+
+
+def _remove_stale_temporaries(folder: str, name: str) -> None:
+    """Remove the temporary files of saves of the model ``name`` in ``folder`` that never
+    finished (``kill -9``, a power cut), as ``save`` names them; called under the model's lock."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp")
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# --- the checksum of a payload -------------------------------------------------------------
+
+
+def checksum(payload: Any) -> int:
+    """The CRC-32 of everything ``payload`` holds: each array's type, shape and bytes, and each
+    plain value, in the order the file holds them, so that a flipped bit anywhere in a model
+    file changes it (a flip in an array's bytes loads fine, and changed answers silently).
+
+    >>> import numpy as np
+    >>> one = {"alpha": 0.2, "counts": np.array([1.0, 2.0])}
+    >>> checksum(one) == checksum({"alpha": 0.2, "counts": np.array([1.0, 2.0])})
+    True
+    >>> checksum(one) == checksum({"alpha": 0.2, "counts": np.array([1.0, 2.5])})
+    False
+    """
+    return _crc(payload, 0)
+
+
+def _crc(value: Any, crc: int) -> int:
+    """``crc`` carried on over ``value`` (see ``checksum``); a TypeError for a value that no
+    model file holds."""
+    kind = type(value)
+    if kind is np.ndarray:
+        crc = zlib.crc32(f"a{value.dtype.str}{value.shape}".encode(), crc)
+        return zlib.crc32(np.ascontiguousarray(value), crc)
+    if kind is dict:
+        crc = zlib.crc32(b"{", crc)
+        for key, item in value.items():
+            crc = _crc(item, _crc(key, crc))
+        return zlib.crc32(b"}", crc)
+    if kind is list or kind is tuple:
+        crc = zlib.crc32(b"[" if kind is list else b"(", crc)
+        for item in value:
+            crc = _crc(item, crc)
+        return zlib.crc32(b"]", crc)
+    if kind is str:
+        return zlib.crc32(b"s%d:" % len(value) + value.encode("utf-8", "surrogatepass"), crc)
+    if kind is bool or value is None:
+        return zlib.crc32({True: b"T", False: b"F", None: b"N"}[value], crc)
+    if kind is int:
+        return zlib.crc32(b"i%d;" % value, crc)
+    if kind is float:
+        return zlib.crc32(b"f" + struct.pack("<d", value), crc)
+    raise TypeError(f"a model file holds no {kind.__name__}")

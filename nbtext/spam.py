@@ -18,10 +18,8 @@ trainings.
 from __future__ import annotations
 
 import codecs
-import contextlib
-import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -390,22 +388,3 @@ def insert_header(raw: bytes, header: str) -> bytes:
             return raw[:position] + line + raw[position:]
         position = end
     return raw + line if raw.endswith(last) or not raw else raw + eol + line
-
-
-@contextlib.contextmanager
-def locked(model_path: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``.MODEL.lock`` while a model is read, changed and written back,
-    so that two ``learn`` processes never lose each other's update. A link's lock is its file's,
-    which a save writes through to: learning through the link and through the file exclude each other.
-    The lock file stays, hidden: a model kept in the mail folder it sorts would otherwise give
-    ``nbtext predict MODEL FOLDER`` an empty message to answer."""
-    import fcntl
-
-    folder, name = os.path.split(os.path.realpath(model_path))
-    with open(os.path.join(folder, f".{name}.lock"), "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-

@@ -182,9 +182,28 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     With ``remove`` the documents, added before, are taken out again exactly (see
     ``FrozenCounts.subtract``); a DataError where that would take every document of a class.
     """
+    change = counts_for(model, documents, jobs=jobs, remove=remove)
+    return with_counts(model, change, settings=settings, remove=remove)
+
+
+def counts_for(model: Model, documents: Iterable[Document], *, jobs: int | None = 1,
+               remove: bool = False) -> FrozenCounts:
+    """The counts of ``documents`` as ``model`` counts them (its analyzer and weighting): what
+    ``with_counts`` adds to it, or to the model as it is by then (a file another writer changed
+    meanwhile), so that a long read holds no lock. A DataError where there are none: a wrong
+    folder in a nightly job must not pass as an update."""
     change = count_all(documents, model.analyzer, tf=model.counts.tf, doc_norm=model.counts.doc_norm, jobs=jobs)
-    if not change.classes:  # a wrong folder in a nightly job must not pass as an update
+    if not change.classes:
         raise DataError(f"no documents to {'remove' if remove else 'add'}; the model is unchanged")
+    return change
+
+
+def with_counts(model: Model, change: FrozenCounts, *, settings: dict[str, Any] | None = None,
+                remove: bool = False) -> Model:
+    """``model`` with the counts ``change`` (``counts_for``) added, or with ``remove`` taken out."""
+    if (change.tf, change.doc_norm) != (model.counts.tf, model.counts.doc_norm):
+        raise DataError("the documents were counted otherwise than the model counts them: count them with "
+                        "counts_for(model, documents)")
     counts = model.counts.subtract(change) if remove else model.counts.merge(change)
     emptied = sorted(set(model.counts.classes) - set(counts.classes))
     if emptied:  # a filter without its spam class, or a model of one class, could not classify

@@ -13,7 +13,6 @@ import difflib
 import functools
 import itertools
 import json
-import math
 import os
 import random
 import statistics
@@ -28,6 +27,7 @@ import numpy as np
 from .analysis import ANALYZERS, TOKENS, Analyzer
 from .counting import DOC_NORMS, TF_MODES, ClassCounts, CountMatrix, FrozenCounts, count_features
 from .errors import DataError
+from .limits import MAX_ALPHA
 from .metrics import evaluate, right_answers, seen_and_unseen
 from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
@@ -189,7 +189,7 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     True
     >>> read_grid('{"alpha": [0.1, 0]}')
     Traceback (most recent call last):
-    nbtext.errors.DataError: alpha 0: the smoothing must be a finite number above 0, e.g. 0.1
+    nbtext.errors.DataError: alpha 0: the smoothing must be a number above 0 and at most 1e+09, e.g. 0.1
     >>> read_grid('{"idf": ["false"]}')
     Traceback (most recent call last):
     nbtext.errors.DataError: idf "false": use true or false (JSON, no quotes)
@@ -261,8 +261,8 @@ def _grid_value(key: str, value: Any) -> Any:
                                            or isinstance(value, float) and 0 <= value <= 1):
         raise DataError(f"{key} {shown}: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)")
     if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool)
-                               and 0 < value < math.inf):  # JSON reads NaN and Infinity too
-        raise DataError(f"alpha {shown}: the smoothing must be a finite number above 0, e.g. 0.1")
+                               and 0 < value <= MAX_ALPHA):  # JSON reads NaN and Infinity too
+        raise DataError(f"alpha {shown}: the smoothing must be a number above 0 and at most {MAX_ALPHA:g}, e.g. 0.1")
     return value
 
 

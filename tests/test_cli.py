@@ -442,7 +442,7 @@ def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "nan"], 2,
      "Error: Invalid value for '--alpha': nan is not a finite number.\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--alpha", "inf"], 2,
-     "Error: Invalid value for '--alpha': inf is not a finite number.\n"),
+     "Error: Invalid value for '--alpha': inf is not in the range 0<x<=1000000000.0.\n"),
     (["train", str(TICKETS / "train"), "-o", "m", "--min-df", "nan"], 2,  # a ValueError traceback, and inf an
      "Error: Invalid value for '--min-df': a count must be >= 0 and a proportion between 0.0 and 1.0\n"),  # Overflow
     (["train", str(TICKETS / "train"), "-o", "m", "--max-df", "inf"], 2,
@@ -1187,8 +1187,8 @@ def test_tune_leaderboard_and_best_model(tmp_path):
     assert "unknown setting 'beta'" in bad.stderr
     negative = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", '{"alpha": [0.1, -1]}'], expect=2)
     # This was a ValueError traceback, after all the reading.
-    assert negative.stderr.endswith("Error: Invalid value for --grid: alpha -1: the smoothing must be a finite "
-                                    "number above 0, e.g. 0.1\n")
+    assert negative.stderr.endswith("Error: Invalid value for --grid: alpha -1: the smoothing must be a number "
+                                    "above 0 and at most 1e+09, e.g. 0.1\n")
 
 
 def test_a_setting_that_prunes_every_term_is_scored_by_the_priors_not_fatal(tmp_path):
@@ -1337,8 +1337,8 @@ def test_training_data_without_a_word_is_refused(tmp_path):
     ('{"alpah": 0.1}', "unknown setting 'alpah' (did you mean 'alpha'?)"),  # the name first: it is the mistake
     ('[{"alpha": [1]}]', "expected a JSON object of settings, each with a list of values to try; e.g. "),
     # JSON takes these two.
-    ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a finite number above 0, e.g. 0.1"),
-    ('{"alpha": [NaN]}', "alpha NaN: the smoothing must be a finite number above 0, e.g. 0.1"),
+    ('{"alpha": [Infinity]}', "alpha Infinity: the smoothing must be a number above 0 and at most 1e+09, e.g. 0.1"),
+    ('{"alpha": [NaN]}', "alpha NaN: the smoothing must be a number above 0 and at most 1e+09, e.g. 0.1"),
 ])
 def test_a_mistyped_grid_is_told_before_anything_is_read(tmp_path, grid, message):
     result = run(["tune", TICKETS / "train", "-o", tmp_path / "x", "--grid", grid], expect=2)

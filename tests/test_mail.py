@@ -12,7 +12,9 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -20,8 +22,8 @@ from hypothesis import strategies as st
 
 from nbtext.analysis import Analyzer
 from nbtext.model import Model
-from nbtext.readers import LabelledCorpus
-from nbtext.readers.mail import message_text
+from nbtext.readers import LabelledCorpus, ReadReport, iter_unlabelled
+from nbtext.readers.mail import mbox_messages, message_text
 
 from .conftest import TICKETS, corpus_path, in_bash, run
 
@@ -184,8 +186,79 @@ def test_an_mbox_python_writes_splits_into_the_messages_python_reads(tmp_path_fa
     theirs = [box.get_bytes(key) for key in box.iterkeys()]
     box.close()
     with open(path, "rb") as handle:
-        ours = list(split_mbox(handle))
+        ours = [message.raw for message in split_mbox(handle)]
     assert ours[:-1] == theirs[:-1] and theirs[-1] in (ours[-1], ours[-1] + b"\n")
+
+
+#: How mbox writers date a From line: asctime, a zone after the time (Google Takeout) or after
+#: the year, Thunderbird's "-" for the sender, UUCP's "remote from".
+_MBOX_DATES = ["{wd} {mon} {day:2d} {hh:02d}:{mm:02d}:{ss:02d} {year}", "{wd} {mon} {day:02d} {hh:02d}:{mm:02d}:{ss:02d} +0000 {year}",
+               "{wd} {mon} {day} {hh:02d}:{mm:02d}:{ss:02d} {year} -0700", "{wd} {mon} {day:2d} {hh:02d}:{mm:02d} {year} EDT",
+               "{wd} {mon} {day:2d} {hh:02d}:{mm:02d}:{ss:02d} {year} remote from uunet"]
+#: Senders as they come, a space, brackets and "at" among them.
+_SENDERS = ["a@b.org", "-", "MAILER-DAEMON", "zvfjenphuq@[1086695621] [ufa]", "barry at python.org", "",
+            "\"Ann Lee\" <ann@x.org>", "x@y Mon"]
+_BODY_LINES = ["hello", "", "From what I saw on Mon Sep 9 at 9:30, it works.", "From here on", ">From quoted",
+               "From scott Fri Apr 23 16:31:21 1993", "From the Boston Globe, Thursday April 22 1993", "Subject: x"]
+
+
+@st.composite
+def _mbox_message(draw) -> bytes:
+    """One message of a hand-written mbox: a From line with or without a date, and body lines,
+    some of which start "From " unquoted, as a shell loop or a newsreader writes them."""
+    sender = draw(st.one_of(st.sampled_from(_SENDERS), st.text(st.characters(min_codepoint=32, max_codepoint=126),
+                                                                 max_size=12)))
+    dated = draw(st.booleans()) or draw(st.booleans())
+    date = draw(st.sampled_from(_MBOX_DATES)).format(
+        wd=draw(st.sampled_from(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])),
+        mon=draw(st.sampled_from(["Jan", "Feb", "Aug", "Dec"])), day=draw(st.integers(1, 31)),
+        hh=draw(st.integers(0, 23)), mm=draw(st.integers(0, 59)), ss=draw(st.integers(0, 59)),
+        year=draw(st.integers(1990, 2030)))
+    body = draw(st.lists(st.one_of(st.sampled_from(_BODY_LINES), st.text(st.characters(min_codepoint=32,
+                                                                                    max_codepoint=126), max_size=20)),
+                         max_size=6))
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = [f"From {sender} {date}" if dated else f"From {sender}", "Subject: hi", "", *body, ""]
+    return eol.join(lines).encode() + eol.encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_mbox_message(), min_size=1, max_size=6))
+def test_an_mbox_gives_pythons_messages_or_says_where_it_differs(tmp_path_factory, messages):
+    """Python's mailbox starts a message at every line that starts "From "; nbtext only where
+    the line ends in an mbox date, whatever names the sender (an envelope line with a space in
+    its sender, "x@[10.1.1.1] [ufa]", was merged into the message before it, uncounted). The
+    lines that start "From " without one are kept in their message, and each is counted: the
+    messages read and those lines add up to the messages Python reads."""
+    path = tmp_path_factory.mktemp("box") / "hand.mbox"
+    path.write_bytes(b"".join(messages))
+    box = mailbox.mbox(path, create=False)
+    theirs = len(box)
+    box.close()
+    report = ReadReport()
+    ours = list(mbox_messages(str(path), None, report))
+    assert len(ours) + len(report.from_lines) == theirs
+    assert len(report.from_lines) == 0 or (f"{len(report.from_lines):,} line" in "\n".join(report.lines()))
+
+
+@pytest.mark.parametrize("name", ["spamassassin-2003", "lingspam", "enron-spam"])
+def test_a_mail_corpus_written_into_an_mbox_by_python_reads_back_whole(name, tmp_path):
+    """Every message of the shared mail corpora, written into one mbox by Python's mailbox (which
+    quotes a body's "From " lines), comes back: as many messages as Python's mailbox reads, one a
+    file, none skipped, with no "From " line left over."""
+    root = corpus_path(name)
+    files = sorted(path for path in root.rglob("*") if path.is_file() and not path.name.startswith("."))
+    path = tmp_path / "all.mbox"
+    box = mailbox.mbox(path)
+    for file in files:
+        box.add(file.read_bytes())
+    box.close()
+    box = mailbox.mbox(path, create=False)
+    theirs = len(box)
+    box.close()
+    report = ReadReport()
+    ours = list(mbox_messages(str(path), None, report))
+    assert len(ours) == theirs == len(files) and report.from_lines == [] and report.skipped == {}
 
 
 def test_mail_headers_and_html_are_not_tokens(as_mail, spamassassin):
@@ -928,7 +1001,7 @@ def test_an_mbox_keeps_whole_the_messages_with_a_from_paragraph(tmp_path):
     loop's `echo From ...; cat`, a newsreader's saved articles) was split at each of them, as
     Python's mailbox splits: 131 20news posts with such a paragraph ("From what I saw of the
     videotape") were read as 267 messages, the pieces after the first with no headers. A message
-    now ends only at a From line with a weekday and a time, as the first one has; posts that
+    now ends only at a From line that ends in an mbox date, as the first one does; posts that
     quote a whole mail's envelope ("From scott Fri Apr 23 16:31:21 1993") are left out here,
     since mutt and Python's mailbox split those too."""
     news = corpus_path("20news-bydate") / "train"
@@ -1071,3 +1144,24 @@ def test_headers_asked_of_plain_text_are_an_error(mail_layouts, tmp_path):
                           "mbox or maildir)\n")
     run([*args, "--input-format", "email"])
     assert Model.load(tmp_path / "m").analyzer.headers == ("subject",)
+
+
+def test_cpythons_own_email_test_messages_are_each_read_or_skipped_with_a_reason(mail_filter):
+    """CPython's tests of its email package keep a folder of hostile messages (broken MIME, odd
+    charsets, nested and malformed parts) and the images and sounds they attach: a set no one
+    here wrote. Every file of it is read as a message, or skipped with the reason, and the
+    commands that read mail answer for every message, with no traceback."""
+    folder = Path(sysconfig.get_paths()["stdlib"]) / "test" / "test_email" / "data"
+    if not folder.is_dir():
+        pytest.skip(f"this Python has no {folder} (some distributions leave the test package out)")
+    files = sorted(str(path) for path in folder.iterdir() if path.is_file() and not path.name.startswith("."))
+    report = ReadReport()
+    documents = [doc for batch, _ in iter_unlabelled([str(folder)], report, input_format="email") for doc in batch]
+    skipped = {source: reason for reason, sources in report.skipped.items() for source in sources}
+    read = {doc.source.rsplit(":", 1)[0] if doc.source not in files else doc.source for doc in documents}
+    assert sorted(read | set(skipped)) == files and not read & set(skipped)
+    assert sum(name.endswith(".txt") for name in read) == sum(name.endswith(".txt") for name in files)
+    assert all(reason.startswith("not text") for reason in skipped.values()), skipped
+    for command in (["predict", mail_filter, folder, "--input-format", "email"], ["filter", mail_filter, folder]):
+        result = run(command)
+        assert len(result.stdout.splitlines()) == len(documents), command[0]

@@ -4,7 +4,8 @@ load and answer as they did then.
 tests/golden/models holds models written once, by nbtext 0.1.0, with what nbtext answered with
 them then (tests/golden/models/make.sh shows the commands): the default model, one with every
 weighing and pruning option, character n-grams and a calibration, a hashed Bernoulli model, and
-a spam filter; and the second of them trained again under numpy 1.24. A user's nightly job keeps
+a spam filter; the second of them trained again under numpy 1.24; and the default one written
+in model format 2, whose checksum is checked as it loads. A user's nightly job keeps
 its model across upgrades; these tests fail when a change to the code would make such a file
 unreadable, or make it answer differently.
 """
@@ -72,16 +73,16 @@ def test_documents_read_for_the_golden_answers_are_the_test_folder_in_order():
 
 #: Models expected to answer as another does: weighted trained again under numpy 1.24, so that
 #: a model a user trained before numpy 2 answers under today's numpy as one trained under it.
-ANSWERS_OF = {"weighted-numpy1": "weighted"}
+ANSWERS_OF = {"weighted-numpy1": "weighted", "default-format2": "default"}
 
 
-@pytest.mark.parametrize("name", ["default", "weighted", "hashed", "filter", "weighted-numpy1"])
+@pytest.mark.parametrize("name", ["default", "weighted", "hashed", "filter", "weighted-numpy1", "default-format2"])
 def test_a_saved_model_predicts_as_it_did(name):
     result = run(["predict", MODELS / f"{name}.joblib", "--proba", "--top-k", "3"], input=ticket_lines())
     assert_same_lines(result.stdout, (MODELS / f"{ANSWERS_OF.get(name, name)}.predict.tsv").read_text())
 
 
-@pytest.mark.parametrize("name", ["default", "weighted", "filter", "weighted-numpy1"])
+@pytest.mark.parametrize("name", ["default", "weighted", "filter", "weighted-numpy1", "default-format2"])
 def test_a_saved_model_shows_the_same_top_words(name):
     result = run(["inspect-top-words", MODELS / f"{name}.joblib", "-k", "5", "--format", "tsv"])
     assert_same_lines(result.stdout, (MODELS / f"{ANSWERS_OF.get(name, name)}.top-words.tsv").read_text())
@@ -126,3 +127,15 @@ def test_a_saved_model_updated_or_merged_keeps_no_stored_time(tmp_path):
     for name in ("updated", "merged"):
         summary = Model.load(tmp_path / f"{name}.joblib").summary
         assert "seconds" not in summary and summary["documents"] == 243 + 120, name
+
+
+def test_a_file_of_format_2_holds_the_checksum_of_what_it_holds():
+    """Format 2 files end with a checksum of their contents, checked as they load: a format 1
+    file holds none, and is read as it was."""
+    from nbtext import modelfile
+
+    payload = modelfile.load(str(MODELS / "default-format2.joblib"))
+    assert payload["format_version"] == 2 and list(payload)[-1] == "checksum"
+    content = {key: value for key, value in payload.items() if key != "checksum"}
+    assert payload["checksum"] == f"{modelfile.checksum(content):08x}"
+    assert "checksum" not in modelfile.load(str(MODELS / "default.joblib"))

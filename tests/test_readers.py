@@ -101,9 +101,11 @@ def test_files_that_are_no_text_are_skipped_and_counted(tmp_path, tickets_model)
         f"1 skipped: not text (a PDF document; pdftotext converts it to text)\n  {data / 'shipping' / 'label.pdf'}\n"
         f"1 skipped: not text (a PNG image)\n  {data / 'billing' / 'scan.png'}\n"
         f"1 skipped: not text (gzip-compressed; zcat writes its text)\n  {data / 'billing' / 'old.txt.gz'}\n")
-    named = run(["predict", tickets_model, data / "billing" / "scan.png", data / "shipping" / "nul.txt"])
+    # named, it is no document to answer for: the others are answered, then the error (exit 1)
+    named = run(["predict", tickets_model, data / "billing" / "scan.png", data / "shipping" / "nul.txt"], expect=1)
     assert named.stdout == f"{data / 'shipping' / 'nul.txt'}\tbilling\n"
-    assert named.stderr == "read 1 document\n1 skipped: not text (a PNG image)\n"
+    assert named.stderr == ("read 1 document\n1 skipped: not text (a PNG image)\n"
+                            f"Error: {data / 'billing' / 'scan.png'} gave no document: skipped, not text (a PNG image)\n")
     listed = tmp_path / "list.txt"
     listed.write_text(f"{data / 'billing' / '000.txt'}\tbilling\n{data / 'billing' / 'scan.png'}\tbilling\n")
     error = run(["train", "--input-format", "manifest", listed, "-o", tmp_path / "l"], expect=1).stderr

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus
 
 from .conftest import TICKETS, corpus_path, run
@@ -297,11 +298,15 @@ def test_a_tsv_table_is_read_as_written_like_a_tsv_without_a_header(sms_rows, tm
 
 
 def test_a_100_mb_field(tmp_path):
+    """A field may be as long as the cap on one document allows (64 MiB unless raised); a row
+    past it is an error at its line, no more of it read."""
     path = tmp_path / "big.tsv"
     big = "spam " * 20_000_000
     path.write_text(f"label\ttext\nham\tshort one\nspam\t{big}\n")
-    docs = list(LabelledCorpus([str(path)], columns=Columns()))
+    docs = list(LabelledCorpus([str(path)], columns=Columns(), max_document_bytes=128 << 20))
     assert [len(d.text) for d in docs] == [9, 100_000_000]
+    with pytest.raises(DataError, match=f"{path}:3: a row of more than 64 MiB, the most one document may be"):
+        list(LabelledCorpus([str(path)], columns=Columns()))
 
 
 def test_jsonl_dotted_fields(tmp_path):

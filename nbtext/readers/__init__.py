@@ -16,19 +16,21 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..errors import DataError
-from .folders import (NO_DOCUMENTS, Entry, holds_mbox_messages, is_folder, is_pipe, list_folder, not_found,
-                      read_files)
-from .lines import CR_HEAD, JSON_ARRAY, LINE_FORMATS, iter_line_batches, read_labelled_lines, sniff, with_lf_lines
-from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_bytes_messages,
-                   mbox_messages, message_files, parse_messages, read_message_files)
-from .report import (STREAM_HEAD, Document, ReadReport, check_encoding, check_not_compressed,
-                     check_splits_into_lines, by_name, decode, not_text, stream_not_text)
+from ..limits import MAX_DOCUMENT_BYTES
+from .folders import FROM_LINE, NO_DOCUMENTS, Entry, is_folder, is_pipe, list_folder, not_found, read_files
+from .lines import (CR_HEAD, JSON_ARRAY, LINE_FORMATS, TooLong, bounded_lines, iter_line_batches, peekable,
+                    read_labelled_lines, sniff, with_lf_lines)
+from .mail import (USEFUL_HEADERS, RawMessage, is_maildir, is_mbox, maildir_messages, mbox_messages,
+                   mbox_stream_messages, message_files, parse_messages, read_message_files)
+from .report import (STREAM_HEAD, WIDE_HEAD, Document, ReadReport, by_name, check_encoding,
+                     check_not_compressed, check_splits_into_lines, decode, narrowed, not_text, stream_not_text,
+                     too_large)
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
 __all__ = [
-    "INPUT_FORMATS", "MAIL_FORMATS", "USEFUL_HEADERS", "Columns", "Document", "FileBatch", "LabelledCorpus",
-    "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "documents_of", "iter_unlabelled",
-    "standard_input", "table_kind",
+    "INPUT_FORMATS", "MAIL_FORMATS", "MAX_DOCUMENT_BYTES", "USEFUL_HEADERS", "Columns", "Document", "FileBatch",
+    "LabelledCorpus", "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "documents_of",
+    "iter_unlabelled", "note_unread", "standard_input", "table_kind",
 ]
 
 MAIL_FORMATS = ("email", "mbox", "maildir")
@@ -68,6 +70,8 @@ class FileBatch:
     mail: bool
     encoding: str
     headers: tuple[str, ...]
+    #: The most a document may be (see ``MAX_DOCUMENT_BYTES``).
+    limit: int | None = MAX_DOCUMENT_BYTES
 
     @property
     def size(self) -> int:
@@ -77,8 +81,8 @@ class FileBatch:
     def read(self, report: ReadReport, progress: Callable[[int], None] | None = None) -> Iterator[Document]:
         """The files' documents in order, with what happened counted in ``report``."""
         if self.mail:
-            return read_message_files(self.entries, report, self.headers, progress)
-        return read_files(self.entries, report, encoding=self.encoding, progress=progress)
+            return read_message_files(self.entries, report, self.headers, progress, self.limit)
+        return read_files(self.entries, report, encoding=self.encoding, progress=progress, limit=self.limit)
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,9 @@ class LabelledCorpus:
     """The labelled documents of several DATA arguments, read once, in order.
 
     Folders are listed up front (so ``total_bytes`` can drive a progress bar); files are read
-    as the corpus is iterated. ``report`` accounts for every entry seen.
+    as the corpus is iterated. ``report`` accounts for every entry seen. A document (a file, a
+    line, a message, a record) larger than ``max_document_bytes`` is skipped and counted, no
+    more than that of it read; a table's row, an error (see ``MAX_DOCUMENT_BYTES``).
 
     Examples
     --------
@@ -173,6 +179,7 @@ class LabelledCorpus:
         stdin: BinaryIO | None = None,
         headers: Sequence[str] = (),
         columns: Columns | None = None,
+        max_document_bytes: int | None = MAX_DOCUMENT_BYTES,
     ) -> None:
         if isinstance(paths, str):
             raise TypeError("paths must be a list of paths, not one string")
@@ -183,6 +190,7 @@ class LabelledCorpus:
         self._stdin = stdin
         self.headers = tuple(headers)
         self.columns = columns
+        self.limit = max_document_bytes
         self._plan: list[tuple[str, str | None, list]] = []
         sizes: list[int | None] = []
         for path in paths:
@@ -263,6 +271,14 @@ class LabelledCorpus:
             entries += [(file, os.path.basename(folder), size) for file, _, size in found]
         return [("email", entries, sum(size for _, _, size in entries))] if entries else []
 
+    def check_all_read(self) -> None:
+        """Once the documents are read: a DataError where a DATA folder gave none, each of its
+        files skipped (a line file that is no text is an error as it is read), as for every
+        input named (``ReadReport.check_all_read``)."""
+        note_unread([(path, [entry[0] for entry in entries]) for path, fmt, entries in self._plan
+                     if fmt in ("folder", "email")], self.report)
+        self.report.check_all_read()
+
     @property
     def is_mail(self) -> bool:
         """Whether every DATA argument is read as mail (email, mbox or maildir)."""
@@ -293,7 +309,8 @@ class LabelledCorpus:
         for path, fmt, entries in self._plan:
             if fmt in ("folder", "email"):
                 for start in range(0, len(entries), size):
-                    files = FileBatch(entries[start:start + size], fmt == "email", self.encoding, self.headers)
+                    files = FileBatch(entries[start:start + size], fmt == "email", self.encoding, self.headers,
+                                      self.limit)
                     yield files
                     if progress is not None:
                         progress(files.size)
@@ -310,29 +327,30 @@ class LabelledCorpus:
         """The messages of mbox files or maildirs, read but not parsed, in order."""
         if fmt == "mbox":
             for file, label, _ in entries:
-                yield from mbox_messages(file, label, self.report, progress)
+                yield from mbox_messages(file, label, self.report, progress, limit=self.limit)
         else:
             for box, label in entries:
-                yield from maildir_messages(box, label, self.report, progress)
+                yield from maildir_messages(box, label, self.report, progress, self.limit)
 
     def _read_one(self, path: str, fmt: str | None, entries: list,
                   progress: Callable[[int], None] | None) -> Iterator[Document]:
         """The documents of one DATA argument."""
         if fmt in ("folder", "email"):
-            yield from FileBatch(entries, fmt == "email", self.encoding, self.headers).read(self.report, progress)
+            yield from FileBatch(entries, fmt == "email", self.encoding, self.headers, self.limit).read(self.report,
+                                                                                                        progress)
         elif fmt in ("mbox", "maildir"):
             yield from parse_messages(self._messages(fmt, entries, progress), self.report, self.headers)
         elif fmt == "manifest":
             skip = self.columns is not None and self.columns.skip_unlabelled
             yield from read_manifest(path, self.report, encoding=self.encoding, skip_unlabelled=skip,
-                                     progress=progress)
+                                     progress=progress, limit=self.limit)
         elif fmt == "csv" or (fmt == "tsv" and self.columns is not None):
             delimiter = "\t" if fmt == "tsv" else DELIMITERS.get(_suffix(path), ",")
             yield from read_table(path, delimiter, self.columns or Columns(), self.report,
-                                  encoding=self.encoding, quoted=fmt == "csv", progress=progress)
+                                  encoding=self.encoding, quoted=fmt == "csv", progress=progress, limit=self.limit)
         elif fmt == "jsonl" and self.columns is not None and path != "-":
             yield from read_jsonl_fields(path, self.columns, self.report, encoding=self.encoding,
-                                         progress=progress)
+                                         progress=progress, limit=self.limit)
         elif path == "-":
             stdin = with_lf_lines(self._stdin or standard_input())
             yield from self._read_lines(stdin, "<stdin>", fmt, progress)
@@ -343,7 +361,7 @@ class LabelledCorpus:
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:
         # The format is told by the start of the first line: a file with no line break (a disk
         # image, a log of one line) was read whole, gigabytes, to say it could not tell.
-        first = stream.readline(-1 if fmt else _SNIFFED)
+        first = stream.readline(_SNIFFED if fmt is None or self.limit is None else min(_SNIFFED, self.limit + 2))
         if not first:  # nothing at all: no documents, whatever the format would have been
             return
         piped = source == "<stdin>"
@@ -360,11 +378,9 @@ class LabelledCorpus:
                 array = f"; {JSON_ARRAY}" if first.lstrip().startswith(b"[") else ""
                 raise DataError(f"{source}: cannot tell the format from the name or the first line; "
                                 f"set --input-format (folder, tsv, jsonl or fasttext){array}")
-            if not first.endswith(b"\n"):  # the first line goes on: the rest is the same document
-                first += stream.readline()
-        yield from read_labelled_lines(
-            itertools.chain([first], stream), source, fmt, self.report, encoding=self.encoding, progress=progress
-        )
+        # The first line goes on where it was cut to be told by: the rest is the same document.
+        yield from read_labelled_lines(bounded_lines(stream, self.limit, first), source, fmt, self.report,
+                                       encoding=self.encoding, progress=progress)
 
 
 def iter_unlabelled(
@@ -377,20 +393,25 @@ def iter_unlabelled(
     headers: Sequence[str] = (),
     columns: Columns | None = None,
     unparsed_mail: bool = False,
+    max_document_bytes: int | None = MAX_DOCUMENT_BYTES,
 ) -> Iterator[tuple[list[Document] | MailBatch, bool]]:
     """Batches of documents to classify, in input order, and whether they came from stdin.
 
     A file is one document, a folder is walked (every regular, non-hidden file at any depth),
     and ``-`` is stdin with one document per line, batched as lines arrive so that answers
     can stream. With ``unparsed_mail``, mail comes as MailBatch, to be parsed by whoever scores
-    it (``MailBatch.read``).
+    it (``MailBatch.read``). A document larger than ``max_document_bytes`` is skipped and
+    counted, no more than that of it read.
     """
     encoding = check_encoding(encoding)
     if input_format not in (None, "folder", "csv", *MAIL_FORMATS):
         raise DataError(f"predict reads files, folders, mail or stdin lines, not --input-format {input_format}")
     if input_format == "csv" and columns is None:
         raise DataError("--input-format csv reads the rows of a table: name its text column with --text-column")
-    sources = (_unlabelled_source(path, report, encoding, stdin, input_format, columns) for path in paths or ["-"])
+    sources = (_unlabelled_source(path, report, encoding, stdin, input_format, columns, max_document_bytes)
+               for path in paths or ["-"])
+    sources = ((kind, _noted_if_unread(path, kind, items, report))
+               for path, (kind, items) in zip(paths or ["-"], sources))
     # Paths read the same way in a row (files named one by one: `nbtext predict m inbox/*`) share
     # batches, as a folder's files do: one batch a file cost 1,000 posts of 20news over a second.
     for kind, group in itertools.groupby(sources, key=lambda source: source[0]):
@@ -405,8 +426,28 @@ def iter_unlabelled(
             yield from _in_batches(items)
 
 
+def note_unread(inputs: Sequence[tuple[str, Sequence[str]]], report: ReadReport) -> None:
+    """Put into ``report.unread`` each input (its name, and the files listed for it) of which
+    every file listed was skipped; an input of no files gave nothing to skip, and is left out."""
+    skipped = {source for sources in report.skipped.values() for source in sources}
+    report.unread += [name for name, files in inputs if files and all(file in skipped for file in files)
+                      and name not in report.unread]
+
+
+def _noted_if_unread(path: str, kind: str, items: Iterator[Any], report: ReadReport) -> Iterator[Any]:
+    """``items``, the documents (or messages, or batches of stdin's lines) of the input ``path``;
+    where it gave none and entries were skipped meanwhile, ``path`` goes into ``report.unread``."""
+    skipped, given = report.skipped_count(), 0
+    for item in items:
+        given += len(item) if kind == "stdin lines" else 1
+        yield item
+    if not given and report.skipped_count() > skipped:
+        report.unread.append(path)
+
+
 def _unlabelled_source(path: str, report: ReadReport, encoding: str, stdin: BinaryIO | None,
-                       input_format: str | None, columns: Columns | None) -> tuple[str, Iterator[Any]]:
+                       input_format: str | None, columns: Columns | None,
+                       limit: int | None) -> tuple[str, Iterator[Any]]:
     """How ``path`` is read for predict, and what it gives when iterated: documents, mail
     messages not parsed yet, or batches of stdin's lines. Only a file's first bytes are read
     here (is it an mbox?); the rest is read, and any error raised, as it is iterated."""
@@ -417,16 +458,16 @@ def _unlabelled_source(path: str, report: ReadReport, encoding: str, stdin: Bina
         elif os.path.isfile(path) and is_mbox(path):
             fmt = "mbox"
     if columns is not None:
-        return "documents", _rows_to_classify(path, report, encoding, input_format, columns)
+        return "documents", _rows_to_classify(path, report, encoding, input_format, columns, limit)
     if fmt in MAIL_FORMATS:
-        return "mail", _unlabelled_mail(path, fmt, report, stdin)
+        return "mail", _unlabelled_mail(path, fmt, report, stdin, limit)
     if path == "-":
-        return "stdin lines", _stdin_lines(report, encoding, stdin)
-    return "documents", _unlabelled_files(path, report, encoding)
+        return "stdin lines", _stdin_lines(report, encoding, stdin, limit)
+    return "documents", _unlabelled_files(path, report, encoding, limit)
 
 
 def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format: str | None,
-                      columns: Columns) -> Iterator[Document]:
+                      columns: Columns, limit: int | None) -> Iterator[Document]:
     """The rows of a table or JSONL file, each a document named by ``columns.id``."""
     table = input_format == "csv" or _suffix(path) in DELIMITERS
     if path == "-" or not table and _suffix(path) not in _COLUMN_SUFFIXES:
@@ -438,9 +479,9 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
         if is_pipe(path):  # the table reader looks at the header, then starts again
             raise _read_by_name(path, "csv" if quoted else "tsv")
         yield from read_table(path, DELIMITERS.get(_suffix(path), ","), rows_of, report, encoding=encoding,
-                              quoted=quoted)
+                              quoted=quoted, limit=limit)
     else:
-        yield from read_jsonl_fields(path, rows_of, report, encoding=encoding)
+        yield from read_jsonl_fields(path, rows_of, report, encoding=encoding, limit=limit)
 
 
 def _stream_start(lines: list[bytes]) -> bytes:
@@ -453,15 +494,16 @@ def _stream_start(lines: list[bytes]) -> bytes:
     return b"\n".join(taken)[:STREAM_HEAD]
 
 
-def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> Iterator[list[Document]]:
+def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None,
+                 limit: int | None) -> Iterator[list[Document]]:
     """Stdin's lines, a document each, in batches as they arrive. Where the first lines all
     name files or folders (``find ... | nbtext predict MODEL``), the report says how to have
     what they hold classified instead: their names were, as text."""
     line_number = paths = 0
     formats: set[str | None] = set()  # of the first lines, as labelled lines: LABEL<TAB>TEXT, say
-    for raw_lines in iter_line_batches(with_lf_lines(stdin or standard_input())):
+    for raw_lines in iter_line_batches(with_lf_lines(stdin or standard_input()), limit=limit):
         if line_number == 0:
-            head = _stream_start(raw_lines)
+            head = _stream_start([b"" if isinstance(raw, TooLong) else raw for raw in raw_lines])
             check_splits_into_lines(head, encoding, "<stdin>")
             kind = stream_not_text(head)
             if kind is not None:  # a PDF or a program piped in: its bytes would be classified as lines
@@ -469,6 +511,9 @@ def _stdin_lines(report: ReadReport, encoding: str, stdin: BinaryIO | None) -> I
         batch = []
         for raw in raw_lines:
             line_number += 1
+            if isinstance(raw, TooLong):
+                report.skip(too_large(raw.limit), f"<stdin>:{line_number}")
+                continue
             text, replaced = decode(raw, encoding)
             if paths == line_number - 1 < _PATHS_LOOKED_AT and _names_a_path(text):
                 paths += 1
@@ -512,12 +557,12 @@ def _names_a_path(line: str) -> bool:
     return 0 < len(name) < 4096 and "\0" not in name and os.path.exists(name)
 
 
-def _unlabelled_files(path: str, report: ReadReport, encoding: str) -> Iterator[Document]:
+def _unlabelled_files(path: str, report: ReadReport, encoding: str, limit: int | None) -> Iterator[Document]:
     """A file, one document, or a folder's files walked, one document each."""
     if os.path.isdir(path):
-        yield from read_files(list_folder(path, report, labelled=False), report, encoding=encoding)
+        yield from read_files(list_folder(path, report, labelled=False), report, encoding=encoding, limit=limit)
     elif os.path.exists(path):
-        yield from read_files([(path, None, 0)], report, encoding=encoding)
+        yield from read_files([(path, None, 0)], report, encoding=encoding, limit=limit)
     else:
         raise not_found(path)
 
@@ -541,48 +586,70 @@ def _in_batches(items: Iterator[Any], batch_of: Callable[[list], Any] = list) ->
         yield batch_of(batch), False
 
 
-def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | None) -> Iterator[RawMessage]:
+def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | None,
+                     limit: int | None) -> Iterator[RawMessage]:
     """The messages to classify, read but not parsed: stdin or a file is one message (email),
     or many (mbox, maildir)."""
     if path == "-":
         if fmt != "email":
             raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
-        yield from _message_or_mbox((stdin or standard_input()).read(), "<stdin>", report)
+        yield from _message_or_mbox(stdin or standard_input(), "<stdin>", report, limit)
     elif is_pipe(path):  # read once, as stdin is
         with open(path, "rb") as handle:
-            yield from _message_or_mbox(handle.read(), path, report)
+            yield from _message_or_mbox(handle, path, report, limit)
     elif fmt == "maildir":
         if not is_maildir(path):
             raise DataError(f"{path}: not a maildir (it has no cur/, new/ and tmp/)")
-        yield from maildir_messages(path, None, report)
+        yield from maildir_messages(path, None, report, limit=limit)
     elif fmt == "mbox" and os.path.isfile(path):
-        yield from mbox_messages(path, None, report)
+        yield from mbox_messages(path, None, report, limit=limit)
     elif os.path.isdir(path):
         entries = list_folder(path, report, labelled=False)
         if fmt == "mbox":
             for file, _, _ in entries:
-                yield from mbox_messages(file, None, report)
+                yield from mbox_messages(file, None, report, limit=limit)
         else:
-            yield from message_files(entries, report)
+            yield from message_files(entries, report, limit=limit)
     elif os.path.isfile(path):
-        yield from message_files([(path, None, 0)], report)
+        yield from message_files([(path, None, 0)], report, limit=limit)
     elif os.path.exists(path):  # /dev/null, a socket: "no such file" would send the user looking for it
         raise DataError(f"{path}: neither a file nor a folder, so no message to read")
     else:
         raise not_found(path)
 
 
-def _message_or_mbox(raw: bytes, source: str, report: ReadReport) -> Iterator[RawMessage]:
-    """A stream's bytes as mail: one message, or each of an mbox's (`cat box.mbox | nbtext
-    predict`), as for the file. Bytes that are no text (a program, a PDF) are an error, as
-    they are on stdin read as lines: a file of them would be skipped."""
-    kind = stream_not_text(raw)
+def _message_or_mbox(stream: BinaryIO, source: str, report: ReadReport, limit: int | None) -> Iterator[RawMessage]:
+    """A stream's messages (`cat box.mbox | nbtext predict`): one message, or each of an mbox's,
+    as for the file; an mbox is split as it comes, so that no more than a message is held. A
+    single message larger than ``limit`` bytes is skipped and counted, no more than that read.
+    Bytes that are no text (a program, a PDF) are an error, as they are on stdin read as
+    lines: a file of them would be skipped."""
+    stream = peekable(stream)
+    head = stream.peek(STREAM_HEAD)[:STREAM_HEAD]
+    kind = stream_not_text(head)
     if kind is not None:
         raise DataError(f"{source}: not text ({kind}), so no message to classify")
-    if holds_mbox_messages(raw):
-        yield from mbox_bytes_messages(raw, None, report, source)
-    else:
-        yield raw, source, None, None
+    if FROM_LINE.match(narrowed(head)[0]) is None:  # "From the boss: ..." typed is a message's text
+        raw = stream.read(-1 if limit is None else limit + 1)
+        if limit is not None and len(raw) > limit:
+            while stream.read(1 << 20):  # the rest let go, that a writer into the pipe is not stopped
+                pass
+            report.skip(too_large(limit), source)
+        elif raw:
+            yield raw, source, None, None
+        return
+    # A lone message with a From line, as mail stores keep one, keeps its name: a message of
+    # several is named SOURCE:INDEX. The first is held until a second shows which it is.
+    messages = mbox_stream_messages(stream, head[:WIDE_HEAD], None, report, source, None, limit)
+    first = next(messages, None)
+    second = next(messages, None)
+    if first is not None and second is None and first[1] == f"{source}:1":
+        yield first[0], source, None, None
+        return
+    for message in (first, second):
+        if message is not None:
+            yield message
+    yield from messages
 
 
 def _read_by_name(path: str, fmt: str | None) -> DataError:

@@ -9,7 +9,8 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 
 from ..errors import DataError
-from .report import WIDE_HEAD, Document, ReadReport, decode_file, decompressed, file_not_text, narrowed, narrows
+from .report import (WIDE_HEAD, Document, ReadReport, TooLarge, decode_file, decompressed, file_not_text, narrowed,
+                     narrows)
 
 #: (path, label or None, size in bytes) of one document file.
 Entry = tuple[str, "str | None", int]
@@ -170,15 +171,17 @@ def read_files(
     *,
     encoding: str,
     progress: Callable[[int], None] | None = None,
+    limit: int | None = None,
 ) -> Iterator[Document]:
-    """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted).
+    """One Document per file, decoded with ``encoding`` (invalid bytes replaced and counted);
+    a file of more than ``limit`` bytes is skipped and counted.
     A file that is an mbox of several messages is one document too, as asked, noted in ``report``,
     and so is a labelled file that is a stored mail message, where the first of its class in
     ``entries`` is one (what train, eval and tune read: a class of mail is mail throughout, and
     a corpus of other text costs a look a class)."""
     mail_classes: dict[str, bool] = {}
     for path, label, size in entries:
-        raw = read_listed(path, size, report)
+        raw = read_listed(path, size, report, limit=limit)
         if raw is not None:
             if holds_mbox_messages(raw):
                 report.mboxes_read_whole.append(path)
@@ -193,11 +196,18 @@ def read_files(
             progress(size if raw is None else len(raw))
 
 
-#: An mbox's separator line: ``From``, the sender (``-`` from Thunderbird, ``ann at
-#: example.com`` in Mailman's archives), and the date the message was stored, which names its
-#: weekday and has a time (``From ann@example.com  Thu Sep 26 11:11:54 2002``); a paragraph of
-#: a message that begins "From what I saw" has neither.
-FROM_LINE = re.compile(rb"From \S*(?: at \S+)? +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b[^\r\n]*?\d:\d\d")
+#: An mbox's separator line: ``From``, then anything (the sender: ``-`` from Thunderbird, ``ann
+#: at example.com`` in Mailman's archives, ``x@[10.0.0.1] [ufa]`` from a broken relay), then the
+#: date the message was stored, which ends the line: weekday, month, day, time, year, with a
+#: zone after the time (Google Takeout's ``+0000``) or after the year, and UUCP's ``remote from
+#: HOST`` last. A paragraph of a message that begins "From what I saw on Mon Sep 9" does not end
+#: so. The date is looked for at the line's end, so a line of any length is matched in one pass.
+_WEEKDAY = rb"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_MONTH = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_ZONE = rb"(?:[+-]\d{4}|[A-Z]{1,5}(?:[+-]\d{1,4})?)"
+FROM_LINE = re.compile(rb"From (?:[^\r\n]*[ \t])?" + _WEEKDAY + rb",? +" + _MONTH + rb" +\d{1,2},? +\d{1,2}:\d\d"
+                       rb"(?::\d\d)?(?: +" + _ZONE + rb")? +\d{4}(?: +" + _ZONE + rb")?(?: remote from \S+)?"
+                       rb"[ \t]*(?:\r?\n|\r|\Z)")
 
 
 def holds_mbox_messages(data: bytes | mmap.mmap) -> bool:
@@ -268,41 +278,54 @@ def is_stored_message(data: bytes) -> bool:
     return len(names & _KEPT_HEADERS) >= 2 and not names.isdisjoint(_SENT_HEADERS)
 
 
-def read_listed(path: str, size: int | None, report: ReadReport, *, mail: bool = False) -> bytes | None:
+def read_listed(path: str, size: int | None, report: ReadReport, *, mail: bool = False,
+                limit: int | None = None) -> bytes | None:
     """The bytes of a file that a listing found, or None where it has gone since or cannot be
     read, skipped and counted: a live mail folder changes under a nightly job, and one message
     lost to a rename must not stop the answers for all the others. So is a file that starts
-    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be noise.
-    A ``mail`` file compressed with gzip, bzip2 or xz gives the message it holds: a mail server
-    (Dovecot) may keep every message so, where decompressing them would break its mail store."""
+    as no text does (an image, a PDF, a compressed file, a model): read as text, it would be
+    noise; and one of more than ``limit`` bytes (``MAX_DOCUMENT_BYTES``), of which no more is
+    read than that. A ``mail`` file compressed with gzip, bzip2 or xz gives the message it
+    holds: a mail server (Dovecot) may keep every message so, where decompressing them would
+    break its mail store."""
     try:
-        raw = read_bytes(path, size)
+        raw = read_bytes(path, size, limit)
+        kind = file_not_text(raw[:WIDE_HEAD], path)
+        if kind is not None and mail and (inner := decompressed(raw, limit)) is not None:
+            raw, kind = inner, file_not_text(inner[:WIDE_HEAD], path)
     except FileNotFoundError:
         report.skip(BROKEN_LINK if os.path.islink(path) else GONE, path)
+        return None
+    except TooLarge as error:
+        report.skip(error.reason, path)
         return None
     except OSError as error:
         report.skip(f"{UNREADABLE}{error.strerror or error})", path)
         return None
-    kind = file_not_text(raw[:WIDE_HEAD], path)
-    if kind is not None and mail and (inner := decompressed(raw)) is not None:
-        raw, kind = inner, file_not_text(inner[:WIDE_HEAD], path)
     if kind is not None:
         report.skip(f"not text ({kind})", path)
         return None
     return raw
 
 
-def read_bytes(path: str, size: int | None = None) -> bytes:
+def read_bytes(path: str, size: int | None = None, limit: int | None = None) -> bytes:
     """The whole of a file, by bare system calls: half the cost of ``open(path, "rb").read()``
     per file, which counts in folders of many small documents. ``size`` (as listed; when it is
     not known, 0 or None, as the file says now) is read in one call; a file that has grown is
-    read on to its end."""
+    read on to its end. Past ``limit`` bytes, a TooLarge error, with no more than that read:
+    a device such as /dev/zero has no end."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
         size = size or os.fstat(fd).st_size
-        parts = [os.read(fd, size + 1)]
+        most = None if limit is None else limit + 1
+        parts = [os.read(fd, size + 1 if most is None else min(size + 1, most))]
+        total = len(parts[0])
         while parts[-1]:
-            parts.append(os.read(fd, max(size, 1 << 16)))
+            if most is not None and total >= most:
+                raise TooLarge(limit)
+            step = max(size, 1 << 16)
+            parts.append(os.read(fd, step if most is None else min(step, most - total)))
+            total += len(parts[-1])
     finally:
         os.close(fd)
     return parts[0] if len(parts) == 2 else b"".join(parts)

@@ -8,10 +8,10 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple, cast
 
 from ..errors import DataError
-from .report import Document, ReadReport, decode, unescape
+from .report import Document, ReadReport, decode, too_large, unescape
 
 LINE_FORMATS = ("tsv", "jsonl", "fasttext")
 #: The way to read a file that is one JSON array of records, not JSONL.
@@ -34,8 +34,60 @@ def sniff(first_line: bytes) -> str | None:
     return None
 
 
+class TooLong(NamedTuple):
+    """In place of a line longer than the cap on one document: its size, and the cap."""
+
+    size: int
+    limit: int
+
+
+def bounded_lines(stream: BinaryIO, limit: int | None, head: bytes = b"") -> Iterator[bytes | TooLong]:
+    """The lines of ``stream``, each with its line end; one of more than ``limit`` bytes as a
+    TooLong, of which no more than ``limit`` bytes were held at once (an endless line, as
+    /dev/zero gives, takes no more memory than that). ``head`` is the start of the first line,
+    read already (to tell the format by).
+
+    >>> list(bounded_lines(io.BytesIO(b"short\\n" + b"x" * 20 + b"\\nend"), 10))
+    [b'short\\n', TooLong(size=21, limit=10), b'end']
+    """
+    if limit is None:
+        if head:
+            yield head + (b"" if head.endswith(b"\n") else stream.readline())
+        yield from stream
+        return
+    line = head
+    while True:
+        if not line.endswith(b"\n") and len(line) <= limit:  # its end, CR LF too, or past the limit
+            line += stream.readline(limit + 2 - len(line))
+        if not line:
+            return
+        if len(line.rstrip(b"\r\n")) > limit:  # the rest of it read, and let go
+            size = len(line)
+            while not line.endswith(b"\n") and (line := stream.readline(1 << 20)):
+                size += len(line)
+            yield TooLong(size, limit)
+        else:
+            yield line
+        line = b""
+
+
+def numbered_lines(lines: Iterable[bytes | TooLong], source: str, report: ReadReport,
+                   progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, str, bytes]]:
+    """(number, ``SOURCE:NUMBER``, line) for each line of ``lines`` (``bounded_lines``), numbered
+    from 1; one too long is skipped and counted in ``report`` by its number. ``progress`` is told
+    each line's bytes."""
+    for number, raw in enumerate(lines, 1):
+        where = f"{source}:{number}"
+        if progress is not None:
+            progress(raw.size if isinstance(raw, TooLong) else len(raw))
+        if isinstance(raw, TooLong):
+            report.skip(too_large(raw.limit), where)
+        else:
+            yield number, where, raw
+
+
 def read_labelled_lines(
-    lines: Iterable[bytes],
+    lines: Iterable[bytes | TooLong],
     source: str,
     fmt: str,
     report: ReadReport,
@@ -45,14 +97,11 @@ def read_labelled_lines(
 ) -> Iterator[Document]:
     """One labelled Document per non-blank line of ``lines`` in format ``fmt``.
 
-    Blank lines are skipped and counted; a line that does not fit the format is a DataError
-    naming the file and line.
+    Blank lines, and lines longer than the cap on one document, are skipped and counted; a
+    line that does not fit the format is a DataError naming the file and line.
     """
     parse = _PARSERS[fmt]
-    for number, raw in enumerate(lines, 1):
-        if progress is not None:
-            progress(len(raw))
-        where = f"{source}:{number}"
+    for number, where, raw in numbered_lines(lines, source, report, progress):
         raw = raw.rstrip(b"\r\n")
         if not raw.strip():
             report.skip("blank line", where)
@@ -157,12 +206,19 @@ def with_lf_lines(stream: BinaryIO) -> BinaryIO:
     >>> with_lf_lines(io.BytesIO(b"spam\\twin\\r\\nham\\tnoon\\r\\n")).read()
     b'spam\\twin\\r\\nham\\tnoon\\r\\n'
     """
-    if not hasattr(stream, "peek"):  # to look at its start without taking it
-        stream = io.BufferedReader(_Reread(stream), CR_HEAD)
+    stream = peekable(stream)
     head = stream.peek(CR_HEAD)[:CR_HEAD]
     if b"\n" in head or b"\r" not in head.rstrip(b"\r"):
         return stream
     return io.BufferedReader(_Reread(stream, cr_as_lf=True), CR_HEAD)
+
+
+def peekable(stream: BinaryIO) -> io.BufferedReader:
+    """``stream``, or where it cannot show its start without taking it (``peek``), the same
+    stream read through a buffer that can."""
+    if hasattr(stream, "peek"):
+        return cast(io.BufferedReader, stream)
+    return io.BufferedReader(_Reread(stream), CR_HEAD)
 
 
 #: How much of a stream's start tells that carriage returns end its lines: open a file with a
@@ -189,29 +245,46 @@ class _Reread(io.RawIOBase):
         return len(data)
 
 
-def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16,
-                      lines_per_batch: int = 1000) -> Iterator[list[bytes]]:
+def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16, lines_per_batch: int = 1000,
+                      limit: int | None = None) -> Iterator[list[bytes | TooLong]]:
     """Complete lines of ``stream`` as soon as they arrive, in batches, line ends kept off.
 
     A read that fills the whole chunk means more is waiting, so its lines are held for the next
     read, up to ``lines_per_batch``; a shorter read hands out all it completed. So a slow writer
     gets an answer per line, and a fast one gets large batches (scoring 32 lines at a time is
-    about 1.7 times slower than 1,000). A very long line is joined once, not re-copied.
+    about 1.7 times slower than 1,000). A very long line is joined once, not re-copied; one
+    longer than ``limit`` is a TooLong, and no more of it is held than that.
     """
     read = getattr(stream, "read1", stream.read)
     pending: list[bytes] = []
-    batch: list[bytes] = []
+    held = 0  # bytes of the line being read, which ``pending`` holds while they are within the limit
+    batch: list[bytes | TooLong] = []
+
+    def ended(last: bytes) -> bytes | TooLong:
+        if limit is not None and held > limit:  # let go already
+            return TooLong(held + len(last), limit)
+        line = b"".join(pending) + last
+        return line if limit is None or len(line.rstrip(b"\r")) <= limit else TooLong(len(line), limit)
+
     while chunk := read(chunk_size):
+        unended = chunk
         if b"\n" in chunk:
             first, *rest = chunk.split(b"\n")
-            batch += [b"".join(pending) + first, *rest[:-1]]
-            pending = [rest[-1]] if rest[-1] else []
-        else:
-            pending.append(chunk)
+            batch.append(ended(first))
+            pending, held = [], 0
+            batch += [line if limit is None or len(line.rstrip(b"\r")) <= limit else TooLong(len(line), limit)
+                      for line in rest[:-1]]
+            unended = rest[-1]
+        if unended:
+            held += len(unended)
+            if limit is None or held <= limit:
+                pending.append(unended)
+            else:
+                pending = []  # past the limit: the line is let go, and only its size counted
         if batch and (len(chunk) < chunk_size or len(batch) >= lines_per_batch):
-            yield [line.removesuffix(b"\r") for line in batch]
+            yield [line if isinstance(line, TooLong) else line.removesuffix(b"\r") for line in batch]
             batch = []
-    if pending:
-        batch.append(b"".join(pending))
+    if held:
+        batch.append(ended(b""))
     if batch:
-        yield [line.removesuffix(b"\r") for line in batch]
+        yield [line if isinstance(line, TooLong) else line.removesuffix(b"\r") for line in batch]

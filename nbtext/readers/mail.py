@@ -8,14 +8,17 @@ Malformed MIME never stops a run: the message is read as well as it can be and c
 
 from __future__ import annotations
 
+import codecs
 import functools
+import importlib
 import io
+import itertools
 import mmap
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Protocol, cast
 
 # email and html.parser are imported where used: together they cost a fresh
 # `nbtext predict` on plain text about 30 ms it does not need.
@@ -24,7 +27,8 @@ if TYPE_CHECKING:
 
 from .folders import FROM_LINE, holds_mbox_messages, is_folder, read_listed
 from .html import html_charset, html_to_text
-from .report import Document, ReadReport, compression, decode_part, decompressed, narrowed, narrows, not_text
+from .report import (DECOMPRESSING, WIDE_HEAD, Document, ReadReport, compression, decode_part, marked_encoding,
+                     narrowed, not_text, too_large)
 
 #: Headers whose tokens help tell spam from ham, and why (shown in the help of --headers).
 USEFUL_HEADERS = {
@@ -324,23 +328,24 @@ def parse_messages(messages: Iterable[RawMessage], report: ReadReport, headers: 
 
 
 def read_message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport, headers: Sequence[str],
-                       progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+                       progress: Callable[[int], None] | None = None, limit: int | None = None,
+                       ) -> Iterator[Document]:
     """One Document per message file of ``entries`` (path, label, size), in order."""
-    return parse_messages(message_files(entries, report, progress), report, headers)
+    return parse_messages(message_files(entries, report, progress, limit), report, headers)
 
 
 def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadReport,
-                  progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
+                  progress: Callable[[int], None] | None = None, limit: int | None = None) -> Iterator[RawMessage]:
     """The message files of ``entries`` (path, label, size) read, in order; those that cannot
-    be, or are no text, are skipped and counted in ``report``. A file that is an mbox of several
-    messages (an inbox exported beside message files) gives each message, ``PATH:INDEX``: read
-    as one message, the rest would be the first one's body."""
+    be, are no text or are larger than ``limit`` bytes are skipped and counted in ``report``. A
+    file that is an mbox of several messages (an inbox exported beside message files) gives
+    each message, ``PATH:INDEX``: read as one message, the rest would be the first one's body."""
     for path, label, size in entries:
-        raw = read_listed(path, size, report, mail=True)
+        raw = read_listed(path, size, report, mail=True, limit=limit)
         if raw is not None and _PLIST.match(raw):  # Apple Mail's Info.plist, beside a mailbox's messages
             report.skip(PROPERTY_LIST, path)
         elif raw is not None and holds_mbox_messages(raw):
-            yield from mbox_bytes_messages(raw, label, report, path)  # split as read: the file may go
+            yield from mbox_bytes_messages(raw, label, report, path, limit=limit)  # split as read: the file may go
         elif raw is not None:
             yield raw, path, label, None
         if progress is not None:
@@ -348,75 +353,198 @@ def message_files(entries: Iterable[tuple[str, str | None, int]], report: ReadRe
 
 
 def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Callable[[int], None] | None = None,
-                  name: str | None = None) -> Iterator[RawMessage]:
+                  name: str | None = None, limit: int | None = None) -> Iterator[RawMessage]:
     """The messages of an mbox file, ``PATH:INDEX`` (from 1; ``NAME:INDEX`` where the file holds
-    what came from elsewhere)."""
+    what came from elsewhere), read as a stream: a message at a time is held, and none larger
+    than ``limit`` bytes (it is skipped and counted), however large the file."""
     with open(path, "rb") as handle:
-        start = handle.read(_MBOX_HEAD)
-        if narrows(start):  # saved by an editor with a mark, or in UTF-16: read as the text it holds
-            yield from mbox_bytes_messages(start + handle.read(), label, report, name or path, progress)
-            return
-        if compression(start) is not None:  # inbox.mbox.gz, which Dovecot reads too: its messages, if it holds any
-            inner = decompressed(start + handle.read())
-            if inner is not None and _opens_mbox(inner[:_MBOX_HEAD]):
-                yield from mbox_bytes_messages(inner, label, report, name or path, progress)
-                return
+        head = handle.read(WIDE_HEAD)
         handle.seek(0)
-        yield from _box_messages(handle, start, label, report, name or path, progress, None)
+        tool = compression(head)
+        if tool in DECOMPRESSING:  # inbox.mbox.gz, which Dovecot reads too: its messages, if it holds any
+            unpacked = _unpacked_head(path, tool)
+            if unpacked is not None and _opens_mbox(unpacked[:_MBOX_HEAD]):
+                with importlib.import_module(DECOMPRESSING[tool]).open(handle) as stream:
+                    yield from mbox_stream_messages(stream, unpacked, label, report, name or path, progress, limit)
+                return
+        yield from mbox_stream_messages(handle, head, label, report, name or path, progress, limit)
+
+
+def _unpacked_head(path: str, tool: str) -> bytes | None:
+    """The first ``WIDE_HEAD`` bytes that the compressed file ``path`` holds, or None where they
+    cannot be had (cut short, corrupt)."""
+    import lzma
+    import zlib
+
+    try:
+        with importlib.import_module(DECOMPRESSING[tool]).open(path) as stream:
+            return stream.read(WIDE_HEAD)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
+        return None
 
 
 def mbox_bytes_messages(raw: bytes, label: str | None, report: ReadReport, name: str,
-                        progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
-    """The messages of an mbox held in memory (stdin, a file an editor saved with a byte order
-    mark, or a file listed as a message), ``NAME:INDEX``, split as a file's are. Where the bytes
-    were narrowed from UTF-16 or UTF-32, invalid bytes are U+FFFD now: the messages that hold
-    one are counted as replaced (and so is one that held U+FFFD already: it was garbled before)."""
-    data, invalid_in = narrowed(raw)
-    yield from _box_messages(io.BytesIO(data), data[:_MBOX_HEAD], label, report, name, progress, invalid_in)
+                        progress: Callable[[int], None] | None = None, limit: int | None = None,
+                        ) -> Iterator[RawMessage]:
+    """The messages of an mbox held in memory (a file listed as a message), ``NAME:INDEX``,
+    split as a file's are."""
+    yield from mbox_stream_messages(io.BytesIO(raw), raw[:WIDE_HEAD], label, report, name, progress, limit)
 
 
-def _box_messages(lines: Iterable[bytes], start: bytes, label: str | None, report: ReadReport, name: str,
-                  progress: Callable[[int], None] | None, invalid_in: str | None) -> Iterator[RawMessage]:
-    """The messages of an mbox's ``lines``, those marked deleted skipped and counted."""
+def mbox_stream_messages(stream: BinaryIO, head: bytes, label: str | None, report: ReadReport, name: str,
+                         progress: Callable[[int], None] | None, limit: int | None) -> Iterator[RawMessage]:
+    """The messages of the mbox ``stream``, whose first bytes are ``head``. One saved by a
+    Windows tool in UTF-16 or UTF-32 (PowerShell's ``>``) is read as the UTF-8 it holds, as it
+    goes; invalid bytes there become U+FFFD, and the messages that hold one are counted as
+    replaced (and so is one that held U+FFFD already: it was garbled before). Notepad's mark
+    for UTF-8 is passed over."""
+    wide = marked_encoding(head, "utf-8")
+    start = narrowed(head[:WIDE_HEAD])[0]
+    if wide is None:
+        if head.startswith(codecs.BOM_UTF8):
+            stream.read(len(codecs.BOM_UTF8))
+        yield from _box_messages(stream, start, label, report, name, progress, None, limit)
+        return
+    text = _Narrowed(stream, wide)
+    try:
+        yield from _box_messages(text, start, label, report, name, progress, wide, limit)
+    finally:
+        text.release()
+
+
+class _Narrowed(io.RawIOBase):
+    """A UTF-16 or UTF-32 stream read as UTF-8 lines, each read once, as split_mbox reads them:
+    ``readline(size)`` gives at most about ``size`` bytes of one line."""
+
+    def __init__(self, stream: BinaryIO, encoding: str) -> None:
+        # Lines end at LF alone, as a byte stream's do; bytes not valid in the encoding are U+FFFD.
+        self._text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="\n")
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self._text.readline(-1 if size is None or size < 0 else max(size // 4, 1)).encode("utf-8",
+                                                                                              "surrogatepass")
+
+    def release(self) -> None:
+        """Let go of the stream, which its opener closes."""
+        self._text.detach()
+
+
+class Lines(Protocol):
+    """What an mbox is read from: a binary file, or a stream of its lines as UTF-8 (``_Narrowed``)."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def _box_messages(stream: Lines, start: bytes, label: str | None, report: ReadReport, name: str,
+                  progress: Callable[[int], None] | None, invalid_in: str | None,
+                  limit: int | None = None) -> Iterator[RawMessage]:
+    """The messages of an mbox ``stream``, those marked deleted, or larger than ``limit`` bytes,
+    skipped and counted, and the lines starting "From " that are no separator counted (each is a
+    message to Python's mailbox). A compressed file cut short ends with the messages before."""
+    import lzma
+    import zlib
+
     if not _opens_mbox(start):  # a plain file read as an mbox would lose what comes before a "From " line
         kind = not_text(start)  # a compressed mbox (inbox.mbox.gz) is named as the folder reader names it
         report.skip(f"not text ({kind})" if kind else "not an mbox: it does not start with a 'From ' line"
                     if start else "empty mbox", name)
         return
-    for index, raw in enumerate(split_mbox(lines), 1):
-        if marked_deleted(raw):
-            report.skip(DELETED, f"{name}:{index}")
+    messages = split_mbox(stream, limit)
+    for index in itertools.count(1):
+        source = f"{name}:{index}"
+        try:
+            message = next(messages, None)
+        except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
+            report.skip(f"unreadable from here on ({error})", source)
+            return
+        if message is None:
+            return
+        report.from_lines += [source] * message.from_lines
+        if message.raw is None:
+            report.skip(too_large(limit), source)
+        elif marked_deleted(message.raw):
+            report.skip(DELETED, source)
         else:
-            yield raw, f"{name}:{index}", label, invalid_in if invalid_in and _REPLACEMENT in raw else None
+            yield message.raw, source, label, invalid_in if invalid_in and _REPLACEMENT in message.raw else None
         if progress is not None:
-            progress(len(raw))
+            progress(message.size)
 
 
-def split_mbox(lines: Iterable[bytes]) -> Iterator[bytes]:
-    r"""The messages of an mbox, given as its lines, each without its From line and the blank
-    line that ends it.
+class MboxMessage(NamedTuple):
+    """One message of an mbox, without its From line and the blank line that ends it (None
+    where it is larger than the cap on one document), its size in bytes, and how many of its
+    lines start "From " though they are no separator (an mbox reader that splits at every
+    such line, as Python's mailbox does, reads that many messages more)."""
 
-    A message ends at a From line with a weekday and a time, as every mbox writer puts there, and
-    not at a paragraph beginning "From" that its writer did not quote as ">From" (Python's
-    mailbox splits at both). Where the first From line has no such date, every From line ends a
-    message, as in Python's mailbox.
+    raw: bytes | None
+    size: int
+    from_lines: int = 0
 
-    >>> list(split_mbox(io.BytesIO(b"From a@b.org Thu Sep 26 11:11:54 2002\n\nFrom what I saw, hi.\n\n"
-    ...                            b"From c@d.org Thu Sep 26 11:12:01 2002\nSubject: 2\n")))
-    [b'\nFrom what I saw, hi.\n', b'Subject: 2\n']
-    >>> list(split_mbox(io.BytesIO(b"From a\nSubject: 1\n\nFrom b\nSubject: 2\n")))
-    [b'Subject: 1\n', b'Subject: 2\n']
+
+def split_mbox(stream: Lines, limit: int | None = None) -> Iterator[MboxMessage]:
+    r"""The messages of an mbox ``stream`` (a binary file, or ``io.BytesIO``); no more than
+    ``limit`` bytes of a message are held, and one larger is given as None.
+
+    A message ends at a From line that ends in an mbox date (weekday, month, day, time, year,
+    and a zone where it has one), whatever names the sender, as every mbox writer puts there;
+    not at a paragraph beginning "From" that its writer did not quote as ">From": that line is
+    counted. Where the first From line has no such date, every From line ends a message, as
+    in Python's mailbox.
+
+    >>> [(message.raw, message.from_lines) for message in split_mbox(io.BytesIO(
+    ...     b"From a@b.org Thu Sep 26 11:11:54 2002\n\nFrom what I saw, hi.\n\n"
+    ...     b"From x@[10.1.1.1] [ufa]  Thu Sep 26 11:12:01 2002\nSubject: 2\n"))]
+    [(b'\nFrom what I saw, hi.\n', 1), (b'Subject: 2\n', 0)]
+    >>> [message.raw for message in split_mbox(io.BytesIO(b"From a\nSubject: one too long\n\nFrom b\nSubject: 2\n"),
+    ...                                         limit=12)]
+    [None, b'Subject: 2\n']
     """
-    lines = iter(lines)
-    dated = FROM_LINE.match(next(lines, b"")) is not None
+    first = stream.readline(_LINE_PIECE)
+    dated = FROM_LINE.match(first) is not None
+    at_start = first.endswith(b"\n") or _rest_of_line(stream)
     message: list[bytes] = []
-    for line in lines:
-        if line.startswith(b"From ") and (not dated or FROM_LINE.match(line)):
-            yield _without_gap(message)
-            message = []
+    size = unsplit = 0
+    while piece := stream.readline(_LINE_PIECE):
+        if at_start and piece.startswith(b"From "):
+            if not dated or FROM_LINE.match(piece):
+                yield _message(message, size, unsplit, limit)
+                message, size, unsplit = [], 0, 0
+                at_start = piece.endswith(b"\n") or _rest_of_line(stream)
+                continue
+            unsplit += 1
+        size += len(piece)
+        if limit is None or size <= limit + 2:  # a blank line that ends it, CR LF at most, is no part of it
+            message.append(piece)
         else:
-            message.append(line)
-    yield _without_gap(message)
+            message.clear()
+        at_start = piece.endswith(b"\n")
+    yield _message(message, size, unsplit, limit)
+
+
+def _message(lines: list[bytes], size: int, from_lines: int, limit: int | None) -> MboxMessage:
+    """The MboxMessage of a message's ``lines``, ``size`` bytes in all (more than are held, where
+    they were let go past ``limit``)."""
+    raw = _without_gap(lines)
+    if limit is not None and (size > limit + 2 or len(raw) > limit):
+        return MboxMessage(None, size, from_lines)
+    return MboxMessage(raw, size, from_lines)
+
+
+#: How much of a line an mbox is read in at a time: a line with no end (a base64 attachment
+#: without line breaks, or no mbox at all) costs no more than this beyond its message. A From
+#: line's date is looked for in its first piece.
+_LINE_PIECE = 1 << 20
+
+
+def _rest_of_line(stream: Lines) -> bool:
+    """Read past the rest of a From line longer than ``_LINE_PIECE``; True: a line starts next."""
+    while piece := stream.readline(_LINE_PIECE):
+        if piece.endswith(b"\n"):
+            break
+    return True
 
 
 def _without_gap(lines: list[bytes]) -> bytes:
@@ -468,10 +596,12 @@ def marked_deleted(raw: bytes) -> bool:
 
 
 def maildir_messages(path: str, label: str | None, report: ReadReport,
-                     progress: Callable[[int], None] | None = None) -> Iterator[RawMessage]:
+                     progress: Callable[[int], None] | None = None, limit: int | None = None,
+                     ) -> Iterator[RawMessage]:
     """The messages in ``cur/`` and ``new/`` of a maildir, in file-name order, each named by
     its file's path: a message of a maildir is a file, which ``mv`` files and ``nbtext learn``
-    reads by that name (an mbox's messages are named ``PATH:INDEX``, having none)."""
+    reads by that name (an mbox's messages are named ``PATH:INDEX``, having none). A message
+    larger than ``limit`` bytes is skipped and counted."""
     files = sorted(
         os.path.join(path, sub, name) for sub in ("cur", "new") if os.path.isdir(os.path.join(path, sub))
         for name in os.listdir(os.path.join(path, sub)) if not name.startswith(".")
@@ -481,7 +611,7 @@ def maildir_messages(path: str, label: str | None, report: ReadReport,
         if _TRASHED.search(os.path.basename(file)):
             report.skip(DELETED, file)
             continue
-        raw = read_listed(file, None, report, mail=True)
+        raw = read_listed(file, None, report, mail=True, limit=limit)
         if raw is not None:
             if holds_mbox_messages(raw):  # a maildir holds a message a file: read as asked, and noted
                 report.mboxes_read_whole.append(file)

@@ -50,6 +50,40 @@ def labels_of(documents: Iterable[Document]) -> list[str]:
     return labels
 
 
+class TooLarge(Exception):
+    """A document larger than the cap on one document's size (``MAX_DOCUMENT_BYTES``)."""
+
+    def __init__(self, limit: int | None) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+    @property
+    def reason(self) -> str:
+        """Why such a document is skipped, as the read report says it."""
+        return too_large(self.limit)
+
+
+def too_large(limit: int | None) -> str:
+    """The read report's reason for skipping documents larger than ``limit`` bytes.
+
+    >>> too_large(64 << 20)
+    'larger than 64 MiB, the most one document may be'
+    """
+    return f"larger than {size_text(limit or 0)}, the most one document may be"
+
+
+def size_text(n: int) -> str:
+    """``n`` bytes, as a person reads a size.
+
+    >>> size_text(64 << 20), size_text(1536), size_text(100), size_text(3 << 40)
+    ('64 MiB', '1.5 KiB', '100 bytes', '3 TiB')
+    """
+    for unit, power in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << power:
+            return f"{n / (1 << power):.4g} {unit}"
+    return f"{n:,} {plural(n, 'byte')}"
+
+
 #: What training does with an empty document.
 KEPT_EMPTY = "kept: they still count for the class priors"
 
@@ -79,6 +113,9 @@ class ReadReport:
     replaced_marked: Counter[str] = field(default_factory=Counter)
     #: Document files that are web pages, read as the text they show.
     pages: list[str] = field(default_factory=list)
+    #: A message of an mbox for each of its lines that start "From " but end in no mbox date:
+    #: kept as its text, where Python's mailbox and mail programs like it start a message.
+    from_lines: list[str] = field(default_factory=list)
     #: Files read as one document that hold several mbox messages: said, since the user
     #: likely meant --input-format mbox.
     mboxes_read_whole: list[str] = field(default_factory=list)
@@ -102,6 +139,9 @@ class ReadReport:
     #: The classes the listing found documents to read for (files in a class folder, a maildir):
     #: one that gives none (each file skipped, as not text, say) is named, as an empty folder is.
     listed_classes: set[str] = field(default_factory=set)
+    #: The inputs the caller named that gave no document, each of their entries skipped (a file
+    #: that is no text, a folder of such files): an error, once the other inputs are answered.
+    unread: list[str] = field(default_factory=list)
 
     def add(self, doc: Document, *, replaced: bool, marked: str | None = None, page: bool = False) -> Document:
         """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
@@ -138,12 +178,14 @@ class ReadReport:
         self.past_ascii += other.past_ascii
         self.pages += other.pages
         self.mboxes_read_whole += other.mboxes_read_whole
+        self.from_lines += other.from_lines
         self.mail_read_as_text += other.mail_read_as_text
         self.no_known_word += other.no_known_word
         self.texts += other.texts
         self.labelled_texts += other.labelled_texts
         self.hints += other.hints
         self.listed_classes |= other.listed_classes
+        self.unread += other.unread
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
@@ -173,6 +215,21 @@ class ReadReport:
         right = np.isin(answers, np.frombuffer(self.labelled_texts, dtype=np.uint64))
         _, first = np.unique(texts, return_index=True)
         return {"distinct_texts": len(first), "any_label_accuracy": float(right[first].mean())}
+
+    def skipped_count(self) -> int:
+        """How many entries were skipped, for every reason."""
+        return sum(map(len, self.skipped.values()))
+
+    def check_all_read(self) -> None:
+        """A DataError where an input the caller named gave no document, each of its entries
+        skipped: a file named that is no text is no document to answer for, whatever else is
+        read beside it, and a script must not take its silence for an answer. Entries skipped
+        inside a folder that gave other documents are counted in the report, not errors."""
+        if not self.unread:
+            return
+        reasons = {source: reason for reason, sources in self.skipped.items() for source in sources}
+        raise DataError("; ".join(f"{path} gave no document: skipped, {reasons[path]}" if path in reasons else
+                                  f"{path} gave no document: every entry of it was skipped" for path in self.unread))
 
     def skip(self, reason: str, source: str) -> None:
         """Count one entry that is not a document, with the reason."""
@@ -232,6 +289,14 @@ class ReadReport:
                     out.append(eight_bit)
                 if verbose:
                     out.extend(f"  {source}" for source in sources)
+        if self.from_lines:
+            holding = sorted(set(self.from_lines), key=self.from_lines.index)
+            out.append(f"{len(self.from_lines):,} {plural(len(self.from_lines), 'line')} starting 'From ' without an "
+                       f"mbox date, in {len(holding):,} {plural(len(holding), 'message')}: kept in "
+                       f"{'its' if len(holding) == 1 else 'their'} text (Python's "
+                       "mailbox, and mail programs like it, would start a message at each)")
+            if verbose:
+                out.extend(f"  {source}" for source in holding)
         copies, relabelled = self.repeated() if repeats else (0, 0)
         if copies:
             out.append(f"{copies:,} {plural(copies, 'document')} with the text of one read before "
@@ -591,9 +656,9 @@ def packed_as(path: str, head: bytes) -> Packed | None:
                 return None
             files = sum(not member.is_dir() for member in members)
             return _archive(f"a zip archive of {files:,} {plural(files, 'file')}", "unzip")
-        if tool not in _DECOMPRESSING:
+        if tool not in DECOMPRESSING:
             return None
-        with importlib.import_module(_DECOMPRESSING[tool]).open(path) as stream:
+        with importlib.import_module(DECOMPRESSING[tool]).open(path) as stream:
             start = stream.read(512)
         if start[257:262] != b"ustar":
             return None
@@ -690,7 +755,7 @@ def _office_kind(archive) -> Packed | None:
 
 
 #: The standard library's modules that read compressed files (zstd's came only in Python 3.14).
-_DECOMPRESSING = {"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}
+DECOMPRESSING = {"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}
 
 
 def compression(head: bytes) -> str | None:
@@ -699,28 +764,36 @@ def compression(head: bytes) -> str | None:
     return next((tool for magic, tool, _ in _COMPRESSED if magic.match(head)), None)
 
 
-def decompressed(raw: bytes) -> bytes | None:
+def decompressed(raw: bytes, limit: int | None = None) -> bytes | None:
     """What ``raw`` holds, where it is one file compressed with gzip, bzip2 or xz: Dovecot keeps
     a maildir's messages so when its compression plugin is on, and tells them by their first
     bytes, whatever their names. None where ``raw`` is no such file, is cut short or corrupt,
-    or holds a tar archive (several files, which ``packed_as`` names).
+    or holds a tar archive (several files, which ``packed_as`` names). Past ``limit`` bytes,
+    a TooLarge error, with no more than that unpacked: a few KB can unpack to terabytes.
 
     >>> import gzip, lzma
     >>> decompressed(gzip.compress(b"Subject: hi")), decompressed(lzma.compress(b"a") + lzma.compress(b"b"))
     (b'Subject: hi', b'ab')
     >>> decompressed(b"Subject: hi"), decompressed(gzip.compress(b"Subject: hi")[:-4])
     (None, None)
+    >>> decompressed(gzip.compress(bytes(10**6)), limit=1000)
+    Traceback (most recent call last):
+    nbtext.readers.report.TooLarge: 1000
     """
     tool = compression(raw)
-    if tool not in _DECOMPRESSING:
+    if tool not in DECOMPRESSING:
         return None
+    import io
     import lzma  # here: every message filter reads is looked at, and nearly none is compressed
     import zlib
 
     try:
-        inner: bytes = importlib.import_module(_DECOMPRESSING[tool]).decompress(raw)
+        with importlib.import_module(DECOMPRESSING[tool]).open(io.BytesIO(raw)) as stream:
+            inner: bytes = stream.read(-1 if limit is None else limit + 1)
     except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
         return None
+    if limit is not None and len(inner) > limit:
+        raise TooLarge(limit)
     return None if inner[257:262] == b"ustar" else inner
 
 
@@ -819,8 +892,24 @@ def decode_part(payload: bytes, charset: str | None) -> tuple[str, bool]:
 
 
 def check_encoding(encoding: str) -> str:
-    """The codec's canonical name, or a DataError naming the unknown encoding."""
+    """The codec's canonical name, or a DataError naming an unknown encoding, or one that is no
+    text encoding: Python's codecs include rot13, which turns text into text, and base64, hex,
+    zlib, bz2 and uu, which turn bytes into bytes; no document is read with them.
+
+    >>> check_encoding("Latin-1")
+    'iso8859-1'
+    >>> check_encoding("base64")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    nbtext.errors.DataError: base64 is no text encoding (it turns bytes into other bytes, or text into ...
+    """
     try:
-        return codecs.lookup(encoding).name
-    except LookupError:
-        raise DataError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None
+        name = codecs.lookup(encoding).name
+        b"abcd".decode(name, "replace")  # only a text encoding decodes bytes to text (not b"": that is no work)
+    except LookupError as error:
+        if "not a text encoding" not in str(error):
+            raise DataError(f"unknown encoding {encoding!r}; try utf-8, latin-1 or cp1252") from None
+        raise DataError(f"{encoding} is no text encoding (it turns bytes into other bytes, or text into other "
+                        "text); try utf-8, latin-1 or cp1252") from None
+    except UnicodeError:  # the "undefined" codec, which refuses every byte
+        raise DataError(f"{encoding} decodes nothing; try utf-8, latin-1 or cp1252") from None
+    return name

@@ -11,17 +11,20 @@ join or split documents.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import DataError
 from .folders import read_bytes
-from .lines import CR_HEAD, json_kind, json_text, with_lf_lines
-from .report import (ESCAPE_BYTES, WIDE_HEAD, Document, ReadReport, check_not_compressed, check_splits_into_lines,
-                     decode, decode_file, file_not_text, marked_encoding, text_encoding, unescape, without_bom)
+from .lines import CR_HEAD, bounded_lines, json_kind, json_text, numbered_lines, with_lf_lines
+from .report import (ESCAPE_BYTES, WIDE_HEAD, Document, ReadReport, TooLarge, check_not_compressed,
+                     check_splits_into_lines, decode, decode_file, file_not_text, marked_encoding, size_text,
+                     text_encoding, unescape, without_bom)
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
@@ -44,24 +47,27 @@ class Columns:
 
 
 def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str, quoted: bool,
-               progress: Callable[[int], None] | None = None) -> Iterator[Document]:
+               progress: Callable[[int], None] | None = None, limit: int | None = None) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV
     quoting. A CSV whose header has semicolons and no comma is read by semicolons, as Excel
-    writes CSV where the decimal mark is a comma (German, French, Dutch...)."""
+    writes CSV where the decimal mark is a comma (German, French, Dutch...). A row of more than
+    ``limit`` characters is an error, no more than that of it read: where a quoted field may hold
+    line breaks, only the quotes say where a row ends, so one cannot be skipped safely."""
     with open(path, "rb") as handle:
         head = handle.read(16)
     check_not_compressed(head, path)
     codec, marked = text_encoding(encoding, head, path), marked_encoding(head, encoding)
     with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
-        first = handle.readline()
+        first = handle.readline(-1 if limit is None else limit + 2)
         if delimiter == "," and ";" in first and "," not in first:
             delimiter = ";"
         handle.seek(0)
-        lines = _Lines(handle)
+        lines = _Lines(handle, path, limit)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
         header = next(rows, None)
         if header is None:
             return
+        lines.row_read()
         wanted = [name for name in (columns.text, columns.label, columns.id) if name is not None]
         options = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
         index = _column_index(path, header, wanted, options, delimiter)
@@ -69,6 +75,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
         last_line = 1  # of the row before: the header
         for row in rows:
             first_line, last_line = last_line + 1, rows.line_num
+            lines.row_read()
             where = f"{path}:{first_line}"
             if lines.ended and quoted:  # only an open quote makes the reader go past the last line for a row
                 raise DataError(f"{where}: the double quote that opens a field in this row never closes, so the "
@@ -108,18 +115,30 @@ def _column_index(path: str, header: list[str], wanted: list[str], options: dict
 
 
 class _Lines:
-    """A table's lines for the csv reader, which notes when they run out."""
+    """A table's lines for the csv reader, which notes when they run out; a row of more than
+    ``limit`` characters, over the lines it takes, is a DataError, with no more than that held."""
 
-    def __init__(self, handle: Iterable[str]) -> None:
-        self.handle = handle
+    def __init__(self, handle: Any, path: str, limit: int | None) -> None:
+        self.handle, self.path, self.limit = handle, path, limit
         self.ended = False
+        self._line = 0  # lines given
+        self._row_start, self._row_size = 1, 0  # the row being read: its first line, its characters
 
     def __iter__(self) -> Iterator[str]:
-        if _NUL_STAND_IN:
-            yield from (line.replace("\0", _NUL_STAND_IN) for line in self.handle)
-        else:
-            yield from self.handle
+        read = functools.partial(self.handle.readline, -1 if self.limit is None else self.limit + 2)
+        for line in iter(read, ""):
+            self._line += 1
+            self._row_size += len(line)
+            if self.limit is not None and self._row_size - len(line) + len(line.rstrip("\r\n")) > self.limit:
+                raise DataError(f"{self.path}:{self._row_start}: a row of more than {size_text(self.limit)}, the most "
+                                "one document may be; where a quoted field may hold line breaks, a row cannot be "
+                                "skipped safely: raise the cap, or split the text")
+            yield line.replace("\0", _NUL_STAND_IN) if _NUL_STAND_IN else line
         self.ended = True
+
+    def row_read(self) -> None:
+        """The csv reader gave a row: the next starts after the lines it took."""
+        self._row_start, self._row_size = self._line + 1, 0
 
 
 def _names(header: list[str]) -> str:
@@ -154,13 +173,11 @@ def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], de
 
 
 def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encoding: str,
-                      progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """One Document per line of a JSONL file, fields found by dotted paths (``meta.lang``)."""
+                      progress: Callable[[int], None] | None = None, limit: int | None = None) -> Iterator[Document]:
+    """One Document per line of a JSONL file, fields found by dotted paths (``meta.lang``); a
+    line of more than ``limit`` bytes is skipped and counted."""
     with open(path, "rb", buffering=CR_HEAD) as handle:
-        for number, raw in enumerate(with_lf_lines(handle), 1):
-            if progress is not None:
-                progress(len(raw))
-            where = f"{path}:{number}"
+        for number, where, raw in numbered_lines(bounded_lines(with_lf_lines(handle), limit), path, report, progress):
             if number == 1:
                 check_splits_into_lines(raw, encoding, path)
             if not raw.strip():
@@ -176,12 +193,13 @@ def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encodi
 
 
 def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabelled: bool = False,
-                  progress: Callable[[int], None] | None = None) -> Iterator[Document]:
-    """Documents listed in a ``path<TAB>label`` file; relative paths are from its folder."""
+                  progress: Callable[[int], None] | None = None, limit: int | None = None) -> Iterator[Document]:
+    """Documents listed in a ``path<TAB>label`` file; relative paths are from its folder. A
+    document listed is named, so one that cannot be read, is no text, or is larger than
+    ``limit`` bytes is an error; a line of the list longer than that is skipped and counted."""
     base = os.path.dirname(os.path.abspath(path))
     with open(path, "rb", buffering=CR_HEAD) as handle:
-        for number, raw in enumerate(with_lf_lines(handle), 1):
-            where = f"{path}:{number}"
+        for number, where, raw in numbered_lines(bounded_lines(with_lf_lines(handle), limit), path, report):
             if number == 1:
                 check_splits_into_lines(raw, encoding, path)
             line = without_bom(raw, encoding).rstrip(b"\r\n").decode(encoding, ESCAPE_BYTES)
@@ -196,7 +214,9 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 raise DataError(f"{where}: no label; expected PATH<TAB>LABEL (or pass --skip-unlabelled)")
             document = os.path.join(base, name)
             try:
-                data = read_bytes(document)
+                data = read_bytes(document, limit=limit)
+            except TooLarge as error:
+                raise DataError(f"{where}: {name} is {error.reason}") from None
             except OSError as error:
                 raise DataError(f"{where}: cannot read {name}: {error.strerror}") from None
             except ValueError:  # a NUL, or an escaped byte the file system cannot take back

@@ -15,6 +15,10 @@
 # same path rewrite, run on 2026-11-28 under numpy 1.24 (the oldest pyproject.toml allows), so
 # that a model trained before numpy 2 is seen to answer as weighted.joblib does.
 #
+# default-format2.joblib is the default model's command, with the same path rewrite, run on
+# 2026-12-06 by the nbtext that first wrote model format 2 (a checksum of the file's contents);
+# it answers as default.joblib does, and keeps loading as format 2 files must.
+#
 # Run from the top of the repository: bash tests/golden/models/make.sh
 set -euo pipefail
 here=tests/golden/models
