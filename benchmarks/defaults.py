@@ -35,7 +35,7 @@ from nbtext.counting import count_features  # noqa: E402
 from nbtext.model import Model  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF  # noqa: E402
-from nbtext.tuning import counts_by_fold  # noqa: E402
+from nbtext.folds import counts_by_fold
 
 #: "sklearn tuned" per corpus (Enron: the mean of its six sets, as its protocol scores it).
 REFERENCE = {"20news-bydate": 0.848, "R8": 0.962, "R52": 0.915, "sms-spam": 0.984, "spamassassin-2003": 0.997,

@@ -17,23 +17,32 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names below are, for a user's type checker and editor ("X as X": exported)
     from .analysis import Analyzer as Analyzer
-    from .counting import ClassCounts as ClassCounts, CountMatrix as CountMatrix, FrozenCounts as FrozenCounts
-    from .errors import (DataError as DataError, ModelError as ModelError, NbtextError as NbtextError,
-                         NotFittedError as NotFittedError, NotLearnedError as NotLearnedError,
-                         UnsafeModelError as UnsafeModelError)
+    from .counting import ClassCounts as ClassCounts
+    from .counting import FrozenCounts as FrozenCounts
+    from .errors import DataError as DataError
+    from .errors import ModelError as ModelError
+    from .errors import NbtextError as NbtextError
+    from .errors import NotFittedError as NotFittedError
+    from .errors import NotLearnedError as NotLearnedError
+    from .errors import UnsafeModelError as UnsafeModelError
+    from .matrices import CountMatrix as CountMatrix
     from .metrics import evaluate as evaluate
-    from .model import Explanation as Explanation, Model as Model
-    from .naive_bayes import (BernoulliNB as BernoulliNB, ComplementNB as ComplementNB, MultinomialNB as MultinomialNB,
-                              NaiveBayes as NaiveBayes)
-    from .readers import Document as Document, LabelledCorpus as LabelledCorpus
+    from .model import Explanation as Explanation
+    from .model import Model as Model
+    from .naive_bayes import BernoulliNB as BernoulliNB
+    from .naive_bayes import ComplementNB as ComplementNB
+    from .naive_bayes import MultinomialNB as MultinomialNB
+    from .naive_bayes import NaiveBayes as NaiveBayes
+    from .readers import Document as Document
+    from .readers import LabelledCorpus as LabelledCorpus
     from .training import train as train
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 _API = {
     "Analyzer": "analysis",
     "ClassCounts": "counting",
-    "CountMatrix": "counting",
+    "CountMatrix": "matrices",
     "FrozenCounts": "counting",
     "NaiveBayes": "naive_bayes",
     "MultinomialNB": "naive_bayes",

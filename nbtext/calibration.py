@@ -1,4 +1,5 @@
-"""Probabilities users can threshold: how well calibrated they are, and temperature scaling.
+"""Probabilities users can threshold: how well calibrated they are, temperature scaling, and Platt
+scaling of one class's log-odds (a spam filter's score). numpy only: it imports nothing of nbtext.
 
 Naive Bayes multiplies evidence as if words were independent, so its probabilities sit near
 0 and 1 far more often than its accuracy warrants. Dividing the log-probabilities by one
@@ -8,15 +9,12 @@ fitted to minimise the log loss of out-of-fold predictions (Guo et al. 2017).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from .analysis import Analyzer
-    from .model import Model
-    from .readers import Document
+    pass
 
 #: Bins of the reliability table and of the expected calibration error.
 BINS = 10
@@ -100,29 +98,76 @@ def reliability(log_proba: np.ndarray, truth: np.ndarray, bins: int = BINS) -> d
     return {"ece": float(ece / max(len(truth), 1)), "bins": rows}
 
 
-def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: str, doc_norm: str | None,
-                     settings: dict[str, Any] | None = None, summary: dict[str, Any] | None = None,
-                     folds: int = 5, seed: int = 0) -> Model:
-    """A model trained on labelled ``documents`` (held in memory) with a temperature fitted on
-    out-of-fold predictions of stratified ``folds``-fold cross-validation.
+def log_odds(log_proba: np.ndarray, column: int) -> np.ndarray:
+    """log P(c | x) - log P(not c | x) of each row of class log-probabilities ``log_proba``, for
+    the class in ``column``.
 
-    Its counts equal ``training.train``'s on the same documents; its predictions are the same,
-    its probabilities tempered. The out-of-fold log loss and ECE before and after are kept.
+    >>> log_odds(np.log(np.array([[0.8, 0.1, 0.1]])), 0).round(4).tolist()
+    [1.3863]
     """
-    from .model import Model
-    from .training import _finish
-    from .tuning import labelled_for_folds, out_of_fold
+    return log_proba[:, column] - _log_rest(log_proba, column)
 
-    documents, labels, classes = labelled_for_folds(documents, folds, "--calibrate")
-    counts, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm,
-                                    settings=settings, folds=folds, seed=seed)
-    number = {label: i for i, label in enumerate(classes)}
-    truth = np.array([number[label] for label in labels])
-    temperature = fit_temperature(log_proba, truth)
-    calibrated = tempered(log_proba, temperature)
-    calibration = {
-        "temperature": temperature, "folds": folds, "seed": seed,
-        "log_loss": {"before": log_loss(log_proba, truth), "after": log_loss(calibrated, truth)},
-        "ece": {"before": reliability(log_proba, truth)["ece"], "after": reliability(calibrated, truth)["ece"]},
-    }
-    return _finish(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary))
+
+def platt_scaled(log_proba: np.ndarray, column: int, slope: float, intercept: float) -> np.ndarray:
+    """Class log-probabilities ``log_proba`` with the class in ``column`` given the Platt-scaled
+    probability sigmoid(slope * log-odds + intercept), and the other classes sharing the rest in
+    the proportions they had: how a spam filter's model answers, so that predict, eval and
+    filter give one message one probability of spam.
+
+    >>> np.exp(platt_scaled(np.log(np.array([[0.5, 0.3, 0.2]])), 0, 1.0, 0.0)).round(4).tolist()
+    [[0.5, 0.3, 0.2]]
+    """
+    rest = _log_rest(log_proba, column)
+    z = slope * (log_proba[:, column] - rest) + intercept
+    out = log_proba - rest[:, None] - np.logaddexp(0.0, z)[:, None]
+    out[:, column] = -np.logaddexp(0.0, -z)  # log of sigmoid(z), to the bit
+    return out
+
+
+def _log_rest(log_proba: np.ndarray, column: int) -> np.ndarray:
+    """log P(not c | x) for each row, c the class in ``column``."""
+    return np.logaddexp.reduce(np.delete(log_proba, column, axis=1), axis=1)
+
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-z)), without overflow."""
+    return np.exp(-np.logaddexp(0.0, -z))
+
+
+def fit_platt(log_odds: np.ndarray, is_spam: np.ndarray) -> tuple[float, float]:
+    """(slope, intercept) of Platt's sigmoid fitted to labelled scores by Newton's method.
+
+    Targets are Platt's smoothed labels, (N+ + 1) / (N+ + 2) and 1 / (N- + 2), which keep the
+    fit finite when the classes are perfectly separated.
+
+    >>> slope, intercept = fit_platt(np.array([-4.0, -2.0, -1.0, 1.0, 0.5, 3.0]),
+    ...                              np.array([False, False, True, False, True, True]))
+    >>> round(slope, 3), round(intercept, 3)
+    (0.324, 0.132)
+    """
+    d = np.asarray(log_odds, dtype=np.float64)
+    y = np.asarray(is_spam, dtype=bool)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    target = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def loss(a: float, b: float) -> float:
+        z = a * d + b
+        return float(np.sum(np.logaddexp(0.0, z) - target * z))
+
+    a, b = 0.0, float(np.log((n_pos + 1.0) / (n_neg + 1.0)))
+    current = loss(a, b)
+    for _ in range(200):
+        p = sigmoid(a * d + b)
+        gradient = np.array([np.dot(p - target, d), np.sum(p - target)])
+        w = p * (1.0 - p)
+        hessian = np.array([[np.dot(w, d * d), np.dot(w, d)], [np.dot(w, d), np.sum(w)]]) + 1e-12 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        scale = 1.0
+        while scale > 1e-10 and loss(a - scale * step[0], b - scale * step[1]) > current:
+            scale /= 2
+        a, b = a - scale * step[0], b - scale * step[1]
+        previous, current = current, loss(a, b)
+        if previous - current <= 1e-12 * max(1.0, abs(current)):
+            break
+    return float(a), float(b)

@@ -24,14 +24,15 @@ from typing import Any
 
 import click
 
-from . import __version__
+from ._version import __version__
 from .analysis import ANALYZERS, TOKENS  # every command that reads text or a model needs the module anyway
 from .errors import EXIT_BROKEN_PIPE, EXIT_FILTER_ERROR, DataError, NbtextError, NotLearnedError
 from .limits import MAX_ALPHA, MAX_DOCUMENT_BYTES, MAX_PROCESSES
+from .phrasing import plural
 from .readers import INPUT_FORMATS, LINE_FORMATS, MAIL_FORMATS, ReadReport, documents_of
-from .readers.folders import is_pipe
+from .readers.files import is_pipe
 from .readers.mail import DEFAULT_MAIL_HEADERS, USEFUL_HEADERS, header_names, mail_headers
-from .readers.report import KEPT_EMPTY, plural
+from .readers.report import KEPT_EMPTY
 
 VARIANT_NAMES = ("multinomial", "bernoulli", "complement")
 #: Writing the output failed: a full disk, a quota, a file size limit, a closed stdout.
@@ -70,9 +71,10 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     """--version: the version, and whether the compiled parts were built (the speed depends on it)."""
     if not value or ctx.resilient_parsing:
         return
-    from . import counting, vectorizing
+    from . import matrices
+    from .vectorizing import scanner
 
-    parts = {"word scanner": vectorizing._wordscan is not None, "scorer": counting._sparsedot is not None}
+    parts = {"word scanner": scanner.wordscan is not None, "scorer": matrices._sparsedot is not None}
     click.echo(f"nbtext, version {__version__}")
     click.echo("compiled " + ", ".join(f"{name}: {'yes' if built else 'no'}" for name, built in parts.items())
                + ("" if all(parts.values()) else " (installed without a C compiler: numpy does that work, "
@@ -481,7 +483,7 @@ def _held(reading, corpus, jobs: int | None) -> list:
     are read here and parsed there. By default that is every core once the corpus is
     PROCESSES_AFTER_BYTES or more; else, and for other data, all is done here."""
     from .cores import available_cores
-    from .training import BATCH_SIZE, PROCESSES_AFTER_BYTES
+    from .batches import BATCH_SIZE, PROCESSES_AFTER_BYTES
 
     if jobs is None:
         jobs = available_cores() if (corpus.total_bytes or 0) > PROCESSES_AFTER_BYTES else 1
@@ -762,7 +764,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                                  fp_target=fp_target, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff,
                                  **filter_options)
         elif calibrate:
-            from .calibration import train_calibrated
+            from .training import train_calibrated
 
             model = train_calibrated(documents, analyzer=analyzer, settings=settings, summary=summary, seed=seed,
                                      **weighting)
@@ -866,7 +868,7 @@ def _train_held_out(documents, read_report, fraction, seed, analyzer, weighting,
     from .metrics import evaluate, seen_by_text
     from .model import trained_texts
     from .training import train as train_model
-    from .tuning import held_out
+    from .folds import held_out
 
     mask = held_out([doc.label for doc in documents], fraction, seed)
     kept = [doc for doc, out in zip(documents, mask) if not out]
@@ -1084,7 +1086,7 @@ def _evaluate_stream(model, documents, read_report, spam_filter=None, errors: li
     import numpy as np
 
     from .metrics import evaluate, seen_by_text
-    from .readers.report import without_known_words
+    from .readers.document import without_known_words
 
     y_true: list[str] = []
     blocks: list[np.ndarray] = []
@@ -1447,7 +1449,7 @@ def _format_batch(model, batch, from_stdin: bool, *, k: int, proba: bool, fmt: s
     what was seen: the documents in which the model knows no word, and what was parsed."""
     import numpy as np
 
-    from .readers.report import without_known_words
+    from .readers.document import without_known_words
     from .render import tsv_field
 
     batch, seen = documents_of(batch)
@@ -1582,13 +1584,17 @@ def filter_(model_path, source, passthrough, exit_zero, quiet, explain, spam_cut
     import numpy as np
 
     from .model import Model
+    from .phrasing import size_text
     from .readers import Document, iter_unlabelled, standard_input
-    from .readers.folders import holds_mbox_messages
-    from .readers.mail import is_mbox, read_message
-    from .readers.report import (WIDE_HEAD, TooLarge, decode_file, decompressed, file_not_text, size_text,
-                                 stream_not_text, without_known_words)
+    from .readers.decoding import WIDE_HEAD, decode_file
+    from .readers.document import without_known_words
+    from .readers.filekinds import decompressed, file_not_text, stream_not_text
+    from .readers.mail import read_message
+    from .readers.mailboxes import holds_mbox_messages, is_mbox
+    from .readers.report import TooLarge
     from .render import tsv_field
-    from .spam import VERDICTS, SpamFilter, insert_header, status_header, words_header
+    from .spam import VERDICTS, SpamFilter
+    from .mailheaders import insert_header, status_header, words_header
 
     stream = "stdin" if source == "-" else source if is_pipe(source) else None  # read once, so one message
     single = stream is not None or (os.path.isfile(source) and not is_mbox(source))
@@ -1691,7 +1697,7 @@ def _print_filter_report(report, spam_filter, model, verbose: bool) -> None:
     messages that were empty or had no word the model knows, and what the filter made of them."""
     empty = ""
     if report.empty or report.no_known_word:  # what the filter makes of a message with no words, its way
-        empty = spam_filter.empty_answer(model, verdict=True)
+        empty = spam_filter.empty_answer(model)
     _print_read_report(report, verbose, "utf-8", always=False, empty=empty)
 
 
@@ -1707,7 +1713,7 @@ def _filter_batch(state, batch, from_stdin: bool, explain: int | None = None) ->
     """filter's lines for one batch of messages (or a MailBatch, parsed here), IDENTITY<TAB>VERDICT
     <TAB>SCORE (and the words that explain it), and what was seen: the messages in which the
     model knows no word, what was parsed."""
-    from .readers.report import without_known_words
+    from .readers.document import without_known_words
     from .render import tsv_field
     from .spam import VERDICTS
 
@@ -1758,10 +1764,9 @@ def learn(model_path, items, unlearn, max_document_size, verbose) -> None:
       nbtext learn filter.joblib --unlearn --spam wrongly-learned.eml
     """
     from .model import Model, with_texts
-    from .modelfile import folder_given
+    from .modelfile import folder_given, locked
     from .readers import iter_unlabelled
-    from .readers.report import text_digest
-    from .modelfile import locked
+    from .readers.document import text_digest
     from .spam import SpamFilter
     from .training import update
 

@@ -24,7 +24,8 @@ from .errors import DataError, NbtextError
 from .limits import MAX_DOCUMENT_BYTES, MAX_PROCESSES
 from .model import Model
 from .readers import Document, FileBatch, LabelledCorpus, ReadReport, note_unread
-from .readers.folders import GONE, UNREADABLE, Entry, list_folder, not_found
+from .readers.files import GONE, UNREADABLE, not_found
+from .readers.folders import Entry, list_folder
 
 #: What predict makes of one batch of documents (its output lines, and what it noticed).
 Answers = TypeVar("Answers")
@@ -144,7 +145,7 @@ def train_on_cluster(
     """
     from distributed import as_completed
 
-    from .training import _finish
+    from .training import finished
 
     entries, mail = plan_training(corpus)
     shards = shard_entries(entries, shard_bytes)
@@ -166,7 +167,7 @@ def train_on_cluster(
     assert total is not None  # there was a shard
     if len(total.classes) < 2:
         raise DataError(f"only one class ({total.classes[0]!r}) in the training data; need at least two")
-    return _finish(Model(analyzer, total, settings, summary))
+    return finished(Model(analyzer, total, settings, summary))
 
 
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,

@@ -17,13 +17,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import __version__, modelfile
+from . import modelfile
+from ._version import __version__
 from .analysis import Analyzer
+from .calibration import platt_scaled, tempered
+from .checks import array_of, checked, indices_within
 from .cores import available_cores
-from .counting import (ColumnMatrix, CountMatrix, FrozenCounts, PackedTerms, array_of, checked, count_features,
-                       indices_within, pack_terms, sorted_position, weigh_rows)
+from .counting import FrozenCounts, count_features, weigh_rows
 from .errors import ModelError, NbtextError
+from .matrices import ColumnMatrix, CountMatrix
 from .naive_bayes import VARIANTS, NaiveBayes
+from .terms import PackedTerms, pack_terms, sorted_position
 from .vectorizing import AnyTable, TokenClash, fixed_table, supports
 
 FORMAT = "nbtext-model"
@@ -251,13 +255,10 @@ class Model:
     def _calibrated(self, log_proba: np.ndarray) -> np.ndarray:
         """The core's ``log_proba`` as the model answers: tempered, or a filter's spam score."""
         if self.settings["calibration"]:
-            from .calibration import tempered
-
             log_proba = tempered(log_proba, self.settings["calibration"]["temperature"])
-        if self.settings["spam"]:
-            from .spam import SpamFilter
-
-            log_proba = SpamFilter.of(self).calibrated(log_proba, self.classes)
+        spam = self.settings["spam"]
+        if spam:  # a filter's calibrated spam score (spam.SpamFilter), the other classes sharing the rest
+            log_proba = platt_scaled(log_proba, self.classes.index(spam["label"]), spam["slope"], spam["intercept"])
         return log_proba
 
     def predict_proba(self, texts: Iterable[str]) -> np.ndarray:
@@ -276,11 +277,12 @@ class Model:
         """What the read report says the model answers an empty document, or one with no word
         it knows: its core's answer, or for a spam filter, the calibrated score it gives it
         (not even odds) and the class that score makes it."""
-        if not self.settings["spam"]:
+        spam = self.settings["spam"]
+        if not spam:
             return self.core.empty_answer
-        from .spam import SpamFilter
-
-        return SpamFilter.of(self).empty_answer(self, verdict=False)
+        row = self.empty_log_proba
+        score = float(np.exp(row[self.classes.index(spam["label"])]))
+        return f"no words to go by: scored {score:.6f}, {self.classes[int(np.argmax(row))]}"
 
     @functools.cached_property
     def empty_log_proba(self) -> np.ndarray:

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .counting import ColumnBlocks, ColumnMatrix, CountMatrix, run_starts, used_columns
 from .errors import NotFittedError
+from .matrices import ColumnBlocks, ColumnMatrix, CountMatrix, run_starts, used_columns
 
 
 class NaiveBayes:

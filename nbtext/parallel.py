@@ -22,7 +22,7 @@ from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import NbtextError
 from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, documents_of
-from .training import count_batches, labelled, read_ahead
+from .batches import count_batches, labelled, read_ahead
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
 #: flat when reading is faster than counting.

@@ -17,8 +17,6 @@ trainings.
 
 from __future__ import annotations
 
-import codecs
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -26,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .analysis import Analyzer
+from .calibration import fit_platt, log_odds, platt_scaled, sigmoid
 from .errors import DataError, ModelError
-from .model import Explanation, Model
+from .model import Model
 from .readers import Document
-from .readers.report import STATUS_HEADER, WORDS_HEADER, marked_order, unmarked_wide
 
 if TYPE_CHECKING:
     from .tuning import Trial
@@ -120,20 +118,14 @@ class SpamFilter:
         class's is the log of the Platt-scaled score, and the other classes share the rest in
         the proportions the Naive Bayes model gave them. ``predict --proba``, ``eval`` and
         ``filter`` then give one message one probability of spam."""
-        spam, rest = _spam_and_rest(log_proba, classes, self.label)
-        z = self.slope * (log_proba[:, spam] - rest) + self.intercept
-        out = log_proba - rest[:, None] - np.logaddexp(0.0, z)[:, None]
-        out[:, spam] = -np.logaddexp(0.0, -z)  # log of _sigmoid(z), to the bit
-        return out
+        return platt_scaled(log_proba, list(classes).index(self.label), self.slope, self.intercept)
 
-    def empty_answer(self, model: Model, *, verdict: bool) -> str:
+    def empty_answer(self, model: Model) -> str:
         """What the read report says this filter answers a message with no word it knows: the
-        score its calibration gives even evidence, and the verdict at its cut-offs (``filter``)
-        or the class that score makes (``predict``, ``eval``)."""
-        log_proba = model.empty_log_proba[None]
-        score = self.scores_of(log_proba, model.classes)
-        answer = VERDICTS[self.verdicts(score)[0]] if verdict else model.classes[int(np.argmax(log_proba))]
-        return f"no words to go by: scored {score[0]:.6f}, {answer}"
+        score its calibration gives even evidence, and the verdict at its cut-offs (``filter``;
+        predict and eval say the class that score makes: ``Model.empty_answer``)."""
+        score = self.scores_of(model.empty_log_proba[None], model.classes)
+        return f"no words to go by: scored {score[0]:.6f}, {VERDICTS[self.verdicts(score)[0]]}"
 
     def verdicts(self, scores: np.ndarray) -> np.ndarray:
         """0 (Spam), 1 (Ham) or 2 (Unsure) for each score: indices into VERDICTS, and exit statuses."""
@@ -160,60 +152,6 @@ class SpamFilter:
             "spam_recall": caught / n_spam if n_spam else 0.0,
             "unsure_share": unsure / len(is_spam) if len(is_spam) else 0.0,
         }
-
-
-def spam_log_odds(log_proba: np.ndarray, classes: Sequence[str], label: str) -> np.ndarray:
-    """log P(spam | x) - log P(not spam | x) from a model's class log-probabilities."""
-    spam, rest = _spam_and_rest(log_proba, classes, label)
-    return log_proba[:, spam] - rest
-
-
-def _spam_and_rest(log_proba: np.ndarray, classes: Sequence[str], label: str) -> tuple[int, np.ndarray]:
-    """The spam column, and log P(not spam | x) for each row."""
-    spam = list(classes).index(label)
-    return spam, np.logaddexp.reduce(np.delete(log_proba, spam, axis=1), axis=1)
-
-
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return np.exp(-np.logaddexp(0.0, -z))
-
-
-def fit_platt(log_odds: np.ndarray, is_spam: np.ndarray) -> tuple[float, float]:
-    """(slope, intercept) of Platt's sigmoid fitted to labelled scores by Newton's method.
-
-    Targets are Platt's smoothed labels, (N+ + 1) / (N+ + 2) and 1 / (N- + 2), which keep the
-    fit finite when the classes are perfectly separated.
-
-    >>> slope, intercept = fit_platt(np.array([-4.0, -2.0, -1.0, 1.0, 0.5, 3.0]),
-    ...                              np.array([False, False, True, False, True, True]))
-    >>> round(slope, 3), round(intercept, 3)
-    (0.324, 0.132)
-    """
-    d = np.asarray(log_odds, dtype=np.float64)
-    y = np.asarray(is_spam, dtype=bool)
-    n_pos, n_neg = int(y.sum()), int((~y).sum())
-    target = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-
-    def loss(a: float, b: float) -> float:
-        z = a * d + b
-        return float(np.sum(np.logaddexp(0.0, z) - target * z))
-
-    a, b = 0.0, float(np.log((n_pos + 1.0) / (n_neg + 1.0)))
-    current = loss(a, b)
-    for _ in range(200):
-        p = _sigmoid(a * d + b)
-        gradient = np.array([np.dot(p - target, d), np.sum(p - target)])
-        w = p * (1.0 - p)
-        hessian = np.array([[np.dot(w, d * d), np.dot(w, d)], [np.dot(w, d), np.sum(w)]]) + 1e-12 * np.eye(2)
-        step = np.linalg.solve(hessian, gradient)
-        scale = 1.0
-        while scale > 1e-10 and loss(a - scale * step[0], b - scale * step[1]) > current:
-            scale /= 2
-        a, b = a - scale * step[0], b - scale * step[1]
-        previous, current = current, loss(a, b)
-        if previous - current <= 1e-12 * max(1.0, abs(current)):
-            break
-    return float(a), float(b)
 
 
 def choose_cutoffs(scores: np.ndarray, is_spam: np.ndarray, fp_target: float = DEFAULT_FP_TARGET,
@@ -266,8 +204,8 @@ def train_filter(
     ``ham_cutoff`` override the measured ones. ``tf``, ``doc_norm`` and any setting not given
     take a filter's defaults (``FILTER_WEIGHTING``, ``FILTER_SETTINGS``).
     """
-    from .training import _finish
-    from .tuning import labelled_for_folds, out_of_fold
+    from .training import finished
+    from .folds import labelled_for_folds, out_of_fold
 
     settings = {**FILTER_SETTINGS, **(settings or {})}
     documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
@@ -275,17 +213,17 @@ def train_filter(
         raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes)}")
     total, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm, settings=settings,
                                    folds=folds, seed=seed)
-    log_odds = spam_log_odds(log_proba, classes, label)
+    odds = log_odds(log_proba, classes.index(label))
     is_spam = np.array(labels) == label
-    slope, intercept = fit_platt(log_odds, is_spam)
-    scores = _sigmoid(slope * log_odds + intercept)
+    slope, intercept = fit_platt(odds, is_spam)
+    scores = sigmoid(slope * odds + intercept)
     measured_filter = SpamFilter(label, *choose_cutoffs(scores, is_spam, fp_target), slope, intercept)
     spam_filter = measured_filter.with_cutoffs(spam_cutoff, ham_cutoff)
     judged = spam_filter.judged(scores, is_spam)
     shares = {key: judged[key] for key in ("ham_false_positive_rate", "spam_recall", "unsure_share")}
     spam_filter = replace(spam_filter, measured={"folds": folds, "seed": seed, "fp_target": fp_target, **shares})
     model = Model(analyzer, total, {**settings, "spam": spam_filter.to_dict()}, summary)
-    return _finish(model)
+    return finished(model)
 
 
 def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, analyzer: Analyzer,
@@ -295,8 +233,9 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
     (``options`` are its): each fold is scored by the filter trained on the other folds,
     calibration and all, as ``nbtext eval`` scores a filter."""
     from .metrics import evaluate, right_answers
-    from .readers.report import labels_of
-    from .tuning import Trial, stratified_folds
+    from .readers.document import labels_of
+    from .tuning import Trial
+    from .folds import stratified_folds
 
     labels = labels_of(documents)
     fold_of = stratified_folds(labels, k, seed)
@@ -314,77 +253,3 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
     return trial
 
 
-def status_header(verdict: int, score: float) -> str:
-    """The header ``filter --passthrough`` adds, e.g. ``X-Nbtext-Status: Spam, score=0.987100``."""
-    return f"{STATUS_HEADER}: {VERDICTS[verdict]}, score={score:.6f}"
-
-
-def words_header(explanation: Explanation) -> str:
-    """The header ``filter --passthrough --explain`` adds: a ``Model.explain`` explanation's
-    words and weights, folded as mail headers are, and in RFC 2047 encoded words where a word
-    is not ASCII.
-
-    >>> from nbtext.model import Explanation
-    >>> print(words_header(Explanation("spam", "ham", [("claim", 4.0083), ("prize", 3.7818)])))
-    X-Nbtext-Words: claim 4.008, prize 3.782
-    >>> print(words_header(Explanation("spam", "ham", [("café", 1.5)])))
-    X-Nbtext-Words: =?utf-8?b?Y2Fmw6kgMS41MDA=?=
-    """
-    from email.header import Header
-
-    value = ", ".join(f"{term} {weight:.3f}" for term, weight in explanation.terms)
-    folded = Header(value, charset=None if value.isascii() else "utf-8", header_name=WORDS_HEADER)
-    return f"{WORDS_HEADER}: {folded.encode(linesep=chr(10))}".rstrip()
-
-
-_HEADER_LINE = re.compile(rb"[!-9;-~]+:|[ \t]")
-#: A message's first line ending, which its added lines take: CRLF, LF, or CR alone, as
-#: Python's mail parser reads them.
-_LINE_END = re.compile(rb"\r\n?|\n")
-
-
-def insert_header(raw: bytes, header: str) -> bytes:
-    r"""``raw`` with ``header`` added as the last line of its header block (a folded header,
-    its lines joined by ``\n``, as the last lines).
-
-    The block ends at the first line that is neither a header field nor its continuation
-    (normally the blank line; some real mail, e.g. Enron's, goes straight on to the body).
-    Every original byte is kept; the new line ends as the message's first line does, and is
-    written in UTF-16 or UTF-32 where the message is, as its byte order mark tells, or where
-    it has none, its NUL bytes.
-
-    >>> insert_header(b"Subject: hi\r\nTo: me\r\n\r\nbody\r\n", "X-A: 1")
-    b'Subject: hi\r\nTo: me\r\nX-A: 1\r\n\r\nbody\r\n'
-    >>> insert_header(b"Subject: no blank line\nbody text\n", "X-A: 1")
-    b'Subject: no blank line\nX-A: 1\nbody text\n'
-    >>> insert_header(b"Subject: no body", "X-A: 1")
-    b'Subject: no body\nX-A: 1\n'
-    >>> insert_header(b"Subject: hi\rTo: me\r\rbody\r", "X-A: 1")
-    b'Subject: hi\rTo: me\rX-A: 1\r\rbody\r'
-    >>> insert_header("\ufeffSubject: hi\n\nbody\n".encode("utf-16-be"), "X-A: 1").decode("utf-16")
-    'Subject: hi\nX-A: 1\n\nbody\n'
-    >>> insert_header("Subject: hi\n\nbody\n".encode("utf-16-le"), "X-A: 1").decode("utf-16-le")
-    'Subject: hi\nX-A: 1\n\nbody\n'
-    """
-    wide = marked_order(raw[:4]) or unmarked_wide(raw)
-    if wide is not None:  # saved by a Windows tool (PowerShell's >): the line is added in the message's encoding
-        try:
-            text, rest = raw.decode(wide), b""
-        except UnicodeDecodeError as error:  # bytes after the error are kept as they are
-            text, rest = raw[:error.start].decode(wide), raw[error.start:]
-        return insert_header(text.encode("utf-8"), header).decode("utf-8").encode(wide) + rest
-    first_end = _LINE_END.search(raw)
-    eol = first_end.group() if first_end else b"\n"
-    last = eol[-1:]  # the byte that ends a line: LF, or CR alone where lines end so (Mac OS 9)
-    line = header.encode("ascii").replace(b"\n", eol) + eol
-    start = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0  # Notepad's mark stays first
-    position = start
-    if raw.startswith(b"From ", start):  # an mbox "From " line comes before the header fields
-        position = first_end.end() if first_end else len(raw)
-    while position < len(raw):
-        end = raw.find(last, position)
-        end = len(raw) if end < 0 else end + 1
-        if not _HEADER_LINE.match(raw, position) or (position == start and raw[position:position + 1] in b" \t"):
-            return raw[:position] + line + raw[position:]
-        position = end
-    return raw + line if raw.endswith(last) or not raw else raw + eol + line

@@ -1,46 +1,27 @@
-"""Training from a stream of documents: analyze, count per class in batches, build the model.
+"""Training: a model from a stream of labelled documents, with a held-out part or a fitted
+temperature where asked; a model updated with more documents, or merged from models of parts.
 
 Only the per-class counts are kept, never the documents, so memory grows with the vocabulary
-and not with the corpus.
+and not with the corpus (held-out training and calibration hold them, to score them again).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from .analysis import Analyzer
-from .cores import available_cores, run_ahead
-from .counting import ClassCounts, FrozenCounts
+from .batches import BATCH_SIZE, count_batches, labelled, read_ahead, workers_start_after, batched
+from .calibration import fit_temperature, log_loss, reliability, tempered
+from .cores import available_cores
+from .counting import FrozenCounts
 from .errors import DataError
 from .model import Model, trained_texts
-from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, Reading
-from .readers.report import labels_of, plural
-from .vectorizing import Vectorizer, supports
-
-BATCH_SIZE = 1000
-_Batch = tuple[list[str], list[str]]
-
-
-#: With ``jobs=None``, worker processes join in only past this many bytes of documents, where
-#: the word path counts: below it one process, with its reading and token-finding threads, is as
-#: fast or faster, since starting workers and merging their counts costs more than it saves
-#: (measured in benchmarks/speed.py).
-PROCESSES_AFTER_BYTES = 64 << 20
-
-
-def workers_start_after(analyzer: Analyzer) -> int:
-    """Bytes of documents after which worker processes join in by default: PROCESSES_AFTER_BYTES
-    where the word path counts (in C, beside threads that read and find tokens; hashed or not),
-    none where the analyzer takes the plain path (a Python string per feature, on one core:
-    character n-grams where the compiled scanner was not built), which workers pay for from the
-    first batch (measured when word trigrams took that path: 20news trained with --ngram-range
-    1,3 in 14.5 to 15.0 s with two processes against 16.5 to 16.9 s with one)."""
-    return PROCESSES_AFTER_BYTES if supports(analyzer) else 0
+from .phrasing import plural
+from .readers import Document, Reading
 
 
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
@@ -55,53 +36,16 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
     files and maildirs.
     """
     if jobs == 1 or (jobs is None and available_cores() == 1):
-        return count_batches(read_ahead(labelled(batch, None) for batch in _chunks(documents)), analyzer, tf=tf,
+        return count_batches(read_ahead(labelled(batch, None) for batch in batched(documents)), analyzer, tf=tf,
                              doc_norm=doc_norm)
     from .parallel import count_in_processes
 
     if isinstance(documents, Reading):
         batches, report = documents.batches(BATCH_SIZE), documents.report
     else:
-        batches, report = _chunks(documents), None
+        batches, report = batched(documents), None
     return count_in_processes(batches, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs or available_cores(),
                               report=report, start_after=workers_start_after(analyzer) if jobs is None else 0)
-
-
-def _chunks(documents: Iterable[Document]) -> Iterator[list[Document]]:
-    stream = iter(documents)
-    return iter(lambda: list(itertools.islice(stream, BATCH_SIZE)), [])
-
-
-def labelled(batch: list[Document] | FileBatch | MailBatch, report: ReadReport | None) -> _Batch:
-    """The (texts, labels) of a batch, reading a FileBatch's files or parsing a MailBatch's
-    messages into ``report``; a DataError for a document without a label."""
-    if isinstance(batch, UNREAD):
-        assert report is not None, "an unread batch is read into a report"
-        batch = list(batch.read(report))
-    labels = labels_of(batch)
-    return [doc.text for doc in batch], labels
-
-
-def read_ahead(batches: Iterable[_Batch], ahead: int = 2) -> Iterator[_Batch]:
-    """``batches`` in order, read by a second thread up to ``ahead`` batches before they are
-    asked for, so that reading files overlaps counting. A reader's error is raised here, in
-    place of the batch it was reading."""
-    stream = iter(batches)
-    for _, read in run_ahead(itertools.repeat(stream), lambda stream: next(stream, None), ahead):
-        if (batch := read.result()) is None:
-            return
-        yield batch
-
-
-def count_batches(batches: Iterable[tuple[Sequence[str], Sequence[str]]], analyzer: Analyzer, *, tf: str,
-                  doc_norm: str | None, ahead: bool = True) -> FrozenCounts:
-    """The counts of ``batches`` of (texts, labels), in this process; with ``ahead``, a second
-    thread finds the next batches' tokens meanwhile."""
-    vectorize = Vectorizer(analyzer)
-    counts = ClassCounts(tf=tf, doc_norm=doc_norm, vocabulary=vectorize.vocabulary)
-    for matrix, labels in vectorize.counted(batches, ahead=ahead):
-        counts.add_counts(matrix, labels)
-    return counts.finalized()
 
 
 #: The analyzer and document transforms of nbtext's defaults (see Model.DEFAULT_SETTINGS).
@@ -147,10 +91,10 @@ def train(
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    return _finish(Model(analyzer, counts, settings, summary))
+    return finished(Model(analyzer, counts, settings, summary))
 
 
-def _finish(model: Model) -> Model:
+def finished(model: Model) -> Model:
     """``model`` with its summary; a DataError where it has no term to go by, which would
     classify every document by the class priors alone. The summary holds no time, so that the
     same documents always give the same model bytes."""
@@ -248,4 +192,32 @@ def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None
     # The training time an older file stored would be stale: files store none now.
     summary = {key: value for key, value in model.summary.items() if key != "seconds"}
     merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, summary)
-    return _finish(merged)
+    return finished(merged)
+
+
+def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: str, doc_norm: str | None,
+                     settings: dict[str, Any] | None = None, summary: dict[str, Any] | None = None,
+                     folds: int = 5, seed: int = 0) -> Model:
+    """A model trained on labelled ``documents`` (held in memory) with a temperature fitted on
+    out-of-fold predictions of stratified ``folds``-fold cross-validation.
+
+    Its counts equal ``training.train``'s on the same documents; its predictions are the same,
+    its probabilities tempered. The out-of-fold log loss and ECE before and after are kept.
+    """
+    from .model import Model
+    from .training import finished
+    from .folds import labelled_for_folds, out_of_fold
+
+    documents, labels, classes = labelled_for_folds(documents, folds, "--calibrate")
+    counts, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm,
+                                    settings=settings, folds=folds, seed=seed)
+    number = {label: i for i, label in enumerate(classes)}
+    truth = np.array([number[label] for label in labels])
+    temperature = fit_temperature(log_proba, truth)
+    calibrated = tempered(log_proba, temperature)
+    calibration = {
+        "temperature": temperature, "folds": folds, "seed": seed,
+        "log_loss": {"before": log_loss(log_proba, truth), "after": log_loss(calibrated, truth)},
+        "ece": {"before": reliability(log_proba, truth)["ece"], "after": reliability(calibrated, truth)["ece"]},
+    }
+    return finished(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary))

@@ -10,7 +10,6 @@ tests/test_fuzz.py runs each target for a fixed number of runs from a seeded sta
 from __future__ import annotations
 
 import csv
-import io
 import mailbox
 import os
 import sys
@@ -24,8 +23,10 @@ with atheris.instrument_imports(include=["nbtext"]):
     from nbtext.model import Model
     from nbtext.readers import Columns, LabelledCorpus, ReadReport
     from nbtext.readers.lines import CR_HEAD
-    from nbtext.readers.mail import DELETED, mbox_messages, read_message
-    from nbtext.readers.report import narrows, too_large
+    from nbtext.readers.mail import read_message
+    from nbtext.readers.mailboxes import DELETED, mbox_messages
+    from nbtext.readers.decoding import narrows
+    from nbtext.readers.report import too_large
 
 #: A small cap on one document, so that inputs past it are made too.
 LIMIT = 4096

@@ -91,7 +91,7 @@ def test_out_of_fold_from_the_text_equals_the_string_path(sms):
     numpy path equal those of analyzed features looked up as strings, count for count."""
     from nbtext.analysis import Analyzer
     from nbtext.readers import LabelledCorpus
-    from nbtext.tuning import counts_by_fold, out_of_fold, stratified_folds
+    from nbtext.folds import counts_by_fold, out_of_fold, stratified_folds
 
     docs = list(LabelledCorpus([str(sms / "train.tsv")]))
     labels = [d.label for d in docs]

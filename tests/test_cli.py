@@ -1097,13 +1097,14 @@ def test_python_dash_m_and_version():
 
 def test_version_says_which_compiled_parts_were_built(monkeypatch):
     """Speed depends on them, and an install without a C compiler succeeds without them."""
-    from nbtext import counting, vectorizing
+    from nbtext import matrices
+    from nbtext.vectorizing import scanner as compiled
 
-    if vectorizing._wordscan is not None and counting._sparsedot is not None:
+    if compiled.wordscan is not None and matrices._sparsedot is not None:
         assert run(["--version"]).stdout.splitlines()[1] == "compiled word scanner: yes, scorer: yes"
-    monkeypatch.setattr(vectorizing, "_wordscan", None)  # as an install without a compiler has it
+    monkeypatch.setattr(compiled, "wordscan", None)  # as an install without a compiler has it
     assert run(["--version"]).stdout.splitlines()[1] == (
-        f"compiled word scanner: no, scorer: {'yes' if counting._sparsedot is not None else 'no'} (installed "
+        f"compiled word scanner: no, scorer: {'yes' if matrices._sparsedot is not None else 'no'} (installed "
         "without a C compiler: numpy does that work, with the same results, more slowly)")
 
 

@@ -174,7 +174,7 @@ def test_a_test_split_tells_the_held_out_documents_with_a_copy_trained_on(tmp_pa
     have their very text among those trained on. train counts them, with the accuracy on the
     others, as the texts and the model's own answers give them; nbtext info repeats it."""
     from nbtext.model import Model
-    from nbtext.tuning import held_out
+    from nbtext.folds import held_out
 
     data = corpus_path("sms-spam") / "SMSSpamCollection"
     said = run(["train", data, "-o", tmp_path / "m.joblib", "--test-split", "0.2"]).stderr.splitlines()
@@ -197,7 +197,7 @@ def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_
     text (a copy in another fold), and the accuracy on the others: what training each fold
     with `nbtext train` and evaluating it with `nbtext eval` says, pooled over the folds. SMS
     spam is a plain model's cross-validation, enron1 read as mail a filter's."""
-    from nbtext.tuning import stratified_folds
+    from nbtext.folds import stratified_folds
 
     if name == "sms-spam":
         lines = (corpus_path(name) / "SMSSpamCollection").read_bytes().splitlines(keepends=True)

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from nbtext.analysis import Analyzer
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus, ReadReport, iter_unlabelled
-from nbtext.readers.mail import mbox_messages, message_text
+from nbtext.readers.mail import message_text
+from nbtext.readers.mailboxes import mbox_messages
 
 from .conftest import TICKETS, corpus_path, in_bash, run
 
@@ -131,7 +132,7 @@ def test_text_with_no_mail_header_is_read_whole(mail_filter):
     No. was awarded..." and "K:)k:)good:)study well." parse as a header line, so a filter
     given one on stdin, as a user tries a filter out, scored an empty message. Input with no
     header that mail has is now read whole, as a plain file is."""
-    from nbtext.readers.report import decode
+    from nbtext.readers.decoding import decode
 
     lines = (corpus_path("sms-spam") / "SMSSpamCollection").read_bytes().splitlines()
     texts = [line.split(b"\t", 1)[1] for line in lines]
@@ -173,7 +174,7 @@ def test_an_mbox_python_writes_splits_into_the_messages_python_reads(tmp_path_fa
     """nbtext splits an mbox itself, only at a From line with a date; an mbox that Python's
     mailbox wrote (which quotes a body's "From " as ">From ") gives the messages Python's
     mailbox reads back from it, but for the blank line that ends the last one."""
-    from nbtext.readers.mail import split_mbox
+    from nbtext.readers.mailboxes import split_mbox
 
     # Python's writer leaves a "From " after a lone CR unquoted, and writes the CR as a newline
     assume(not any(re.search(rb"\r(?!\n)", b"".join(pieces)) for pieces in messages))

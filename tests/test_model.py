@@ -21,7 +21,7 @@ from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import make_pipeline
 
 from nbtext.analysis import Analyzer
-from nbtext.counting import PackedTerms, pack_terms
+from nbtext.terms import PackedTerms, pack_terms
 from nbtext.errors import ModelError, UnsafeModelError
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
@@ -460,7 +460,7 @@ def test_models_alike_score_shared_columns_as_each_scores_alone(first, other):
     """A search densifies the sums of the columns a fold's test documents hold once for every
     setting that shares them; each setting must score the documents from them to the bit as
     its own model does, and a model of other sums must not be scored from them."""
-    from nbtext import counting, naive_bayes
+    from nbtext import matrices, naive_bayes
     from nbtext.analysis import Analyzer
     from nbtext.naive_bayes import SharedColumns
 
@@ -481,7 +481,7 @@ def test_models_alike_score_shared_columns_as_each_scores_alone(first, other):
             patch.setattr(naive_bayes, "_BLOCKED_WEIGHTS", 0)
             patch.setattr(naive_bayes, "_ROWS_BLOCK", 7)
             by_blocks = SharedColumns(model.core, test)
-            assert (by_blocks.blocks is None) == (counting._sparsedot is None)
+            assert (by_blocks.blocks is None) == (matrices._sparsedot is None)
             np.testing.assert_array_equal(by_blocks.predict_log_proba(model.core), log_proba)
     assert (log_proba.argmax(axis=1) == (np.array([d.label for d in docs[3000:]]) == "spam")).mean() > 0.9
     other_sums = train(docs[:2000], analyzer=Analyzer(ngram_range=(1, 2)), tf="log", doc_norm="l2", settings=first)
@@ -541,7 +541,8 @@ def test_any_text_trains_a_model_that_answers_probabilities_saved_or_not(tmp_pat
     the file, and the same to rounding without the compiled parts. Found two faults: a lone
     surrogate in a character n-gram kept the model from saving or predicting, and Complement
     NB's weight normalisation answered NaN when one term was left."""
-    from nbtext import counting, vectorizing
+    from nbtext import matrices
+    from nbtext.vectorizing import scanner as compiled
     from nbtext.errors import DataError
 
     tf, doc_norm, idf, norm = weighing
@@ -560,8 +561,8 @@ def test_any_text_trains_a_model_that_answers_probabilities_saved_or_not(tmp_pat
     model.save(path)
     np.testing.assert_array_equal(Model.load(path).predict_log_proba(queries), scores)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(vectorizing, "_wordscan", None)
-        patch.setattr(counting, "_sparsedot", None)
+        patch.setattr(compiled, "wordscan", None)
+        patch.setattr(matrices, "_sparsedot", None)
         plain = train(documents, **options)
         assert plain.terms == model.terms
         np.testing.assert_allclose(plain.predict_log_proba(queries), scores, rtol=0, atol=1e-9)

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from nbtext.errors import DataError
 from nbtext.readers import Columns, LabelledCorpus, ReadReport, iter_unlabelled
 from nbtext.readers.lines import iter_line_batches
-from nbtext.readers.report import not_text, unmarked_wide
+from nbtext.readers.decoding import unmarked_wide
+from nbtext.readers.filekinds import not_text
 
 from .conftest import REPO, SHARED_GET, TICKETS, corpus_path, in_bash, run
 
@@ -345,7 +346,8 @@ def test_a_file_gone_or_unreadable_after_listing_is_skipped_and_counted(tmp_path
 def test_a_maildir_message_a_mail_client_moves_while_it_is_read(tmp_path):
     import mailbox
 
-    from nbtext.readers.mail import maildir_messages, parse_messages
+    from nbtext.readers.mail import parse_messages
+    from nbtext.readers.mailboxes import maildir_messages
 
     box = mailbox.Maildir(tmp_path / "inbox")
     for n in range(5):
@@ -954,7 +956,7 @@ def test_every_shared_corpus_reads_completely(name, expected):
 def test_a_file_that_changed_since_it_was_listed_is_read_as_it_is_now(tmp_path):
     """Files are read by their listed size in one system call; one that grew or shrank after
     the listing still comes whole, and a maildir message (no listed size) too."""
-    from nbtext.readers.folders import read_bytes
+    from nbtext.readers.files import read_bytes
 
     (tmp_path / "ham").mkdir()
     for name in ("grows", "shrinks", "empty"):

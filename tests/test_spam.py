@@ -23,19 +23,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from nbtext.calibration import fit_platt, log_odds
 from nbtext.cli import cli
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
 from nbtext.render import tsv_field
-from nbtext.spam import (
-    FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, SpamFilter, choose_cutoffs, fit_platt, spam_log_odds,
-    train_filter,
-)
+from nbtext.spam import (FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, SpamFilter, choose_cutoffs,
+                         train_filter)
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
-from .conftest import (REPO, TICKETS, assert_same_counts, corpus_path, nbtext_command, nbtext_process,
-                       on_a_terminal, run)
+from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_command, nbtext_process, on_a_terminal, run
 
 #: Enough mail for scores a filter is sure of: with 400 and 150, most held-out spam scored
 #: between 0.9 and 0.99, unsure under the 0.99 floor of the spam cut-off.
@@ -182,14 +180,14 @@ def test_platt_scaling_equals_logistic_regression_on_soft_targets():
 
     docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))[:1500]
     model = train_filter(docs, analyzer=DEFAULT_ANALYZER, tf="log", doc_norm="l2")
-    log_odds = spam_log_odds(model.predict_log_proba([d.text for d in docs[:1000]]), model.classes, "spam")
+    odds = log_odds(model.predict_log_proba([d.text for d in docs[:1000]]), model.classes.index("spam"))
     docs = docs[:1000]
     is_spam = np.array([d.label == "spam" for d in docs])
-    slope, intercept = fit_platt(log_odds, is_spam)
+    slope, intercept = fit_platt(odds, is_spam)
     n_pos, n_neg = is_spam.sum(), (~is_spam).sum()
     target = np.where(is_spam, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
     oracle = LogisticRegression(C=1e12, tol=1e-12, max_iter=100_000).fit(
-        np.r_[log_odds, log_odds][:, None], np.r_[np.ones(len(docs)), np.zeros(len(docs))],
+        np.r_[odds, odds][:, None], np.r_[np.ones(len(docs)), np.zeros(len(docs))],
         sample_weight=np.r_[target, 1 - target])
     assert slope == pytest.approx(oracle.coef_[0, 0], rel=1e-4)
     assert intercept == pytest.approx(oracle.intercept_[0], rel=1e-4, abs=1e-6)
@@ -218,7 +216,7 @@ def test_calibrated_probabilities_are_probabilities(log_joint, slope, intercept,
     spam = classes.index(label)
     calibrated = SpamFilter(label, 0.99, 0.5, slope=slope, intercept=intercept).calibrated(log_proba, classes)
     np.testing.assert_allclose(np.logaddexp.reduce(calibrated, axis=1), 0, atol=1e-12)
-    z = slope * spam_log_odds(log_proba, classes, label) + intercept
+    z = slope * log_odds(log_proba, list(classes).index(label)) + intercept
     np.testing.assert_allclose(calibrated[:, spam], log_expit(z), rtol=1e-12)
     others = np.delete(calibrated, spam, axis=1) - np.delete(log_proba, spam, axis=1)
     np.testing.assert_allclose(others - others[:, :1], 0, atol=1e-9)  # one shift a row: the same ratios
@@ -626,7 +624,7 @@ def test_eval_cv_of_mail_with_a_spam_class_scores_the_filters_train_makes(mail_r
     makes the same mail a filter, with a filter's defaults and its calibration: the figure
     was not that of the model a user then trains. Each fold is now such a filter: the mean
     equals training each fold's other messages with nbtext train and scoring it with eval."""
-    from nbtext.tuning import stratified_folds
+    from nbtext.folds import stratified_folds
 
     root, _ = mail_root
     documents = list(LabelledCorpus([str(root / "train")], input_format="email"))

@@ -9,8 +9,8 @@ import pytest
 
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
-from nbtext.readers.report import text_digest
-from nbtext.tuning import held_out
+from nbtext.readers.document import text_digest
+from nbtext.folds import held_out
 
 from .conftest import TICKETS, assert_same_counts, corpus_path, run
 
@@ -433,18 +433,19 @@ def test_workers_join_from_the_start_where_python_makes_each_feature(monkeypatch
     the compiled scanner): there one core is the limit. Counted on real SMS in two processes,
     the counts are one process's: word trigrams', hashed features' and both kinds of character
     n-grams'."""
-    from nbtext import vectorizing
+    from nbtext.vectorizing import scanner
     from nbtext.analysis import Analyzer
-    from nbtext.training import PROCESSES_AFTER_BYTES, count_all, workers_start_after
+    from nbtext.training import count_all
+    from nbtext.batches import PROCESSES_AFTER_BYTES, workers_start_after
 
     trigrams, hashed = Analyzer(ngram_range=(1, 3)), Analyzer(ngram_range=(1, 2), hash_features=1 << 10)
     assert [workers_start_after(analyzer) for analyzer in (trigrams, Analyzer(tokens="joined", ngram_range=(1, 2)),
                                                            hashed)] == [PROCESSES_AFTER_BYTES] * 3
     char_wb, beside = Analyzer(analyzer="char_wb", ngram_range=(2, 4)), Analyzer(ngram_range=(1, 2), char_ngrams=(2, 3))
     compiled = [workers_start_after(analyzer) for analyzer in (char_wb, beside)]
-    assert compiled == [0 if vectorizing._wordscan is None else PROCESSES_AFTER_BYTES] * 2
+    assert compiled == [0 if scanner.wordscan is None else PROCESSES_AFTER_BYTES] * 2
     with monkeypatch.context() as patch:
-        patch.setattr(vectorizing, "_wordscan", None)
+        patch.setattr(scanner, "wordscan", None)
         assert [workers_start_after(analyzer) for analyzer in (char_wb, beside, trigrams)] == [0, 0,
                                                                                               PROCESSES_AFTER_BYTES]
     docs = list(LabelledCorpus([str(corpus_path("sms-spam") / "SMSSpamCollection")]))[:2500]

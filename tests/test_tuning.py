@@ -12,7 +12,8 @@ from nbtext.analysis import Analyzer
 from nbtext.counting import count_features
 from nbtext.metrics import evaluate
 from nbtext.readers import LabelledCorpus
-from nbtext.tuning import Trial, counts_by_fold, cross_validate, expand, rank, stratified_folds, train_setting
+from nbtext.tuning import Trial, cross_validate, expand, rank, train_setting
+from nbtext.folds import counts_by_fold, stratified_folds
 
 from .conftest import assert_same_counts, assert_same_matrix, corpus_path
 

@@ -13,15 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from nbtext import counting, vectorizing
+from nbtext import matrices, vectorizing
 from nbtext.analysis import Analyzer
 from nbtext.counting import GrowingVocabulary, count_features
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
 from nbtext.training import train
-from nbtext.tuning import _renumbered
-from nbtext.vectorizing import (HashedTable, PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary,
-                                fixed_table)
+from nbtext.folds import _renumbered
+from nbtext.vectorizing import HashedTable, PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary, fixed_table
+from nbtext.vectorizing import scanner as compiled
+from nbtext.vectorizing import buffers, hashed, words
 
 from .conftest import assert_same_matrix, corpus_path, needs_compiled
 
@@ -91,9 +92,9 @@ def plain_and_fast(analyzer: Analyzer, batches: list[list[str]], scanner: str = 
     fast = WordVocabulary()
     with pytest.MonkeyPatch.context() as patch:
         if scanner == "numpy":
-            patch.setattr(vectorizing, "_wordscan", None)
+            patch.setattr(compiled, "wordscan", None)
         table = WordTable(analyzer, fast)
-    assert (table._scanned is not None) == (scanner == "compiled" and vectorizing._wordscan is not None)
+    assert (table._scanned is not None) == (scanner == "compiled" and compiled.wordscan is not None)
     return (*against_plain(analyzer, batches, [table.count(texts) for texts in batches], fast), fast)
 
 
@@ -116,7 +117,7 @@ def plain_counts(analyzer: Analyzer, batches: tuple[tuple[str, ...], ...]) -> tu
     return Rows(counted, plain), sorted(plain)
 
 
-needs_scanner = needs_compiled(vectorizing._wordscan, "word scanner")
+needs_scanner = needs_compiled(compiled.wordscan, "word scanner")
 
 
 def batches_of(pieces: list[str], *, size: int = 40, texts: int = 8):
@@ -165,7 +166,7 @@ def test_a_growing_table_short_of_slots_counts_the_same(mail_and_news, monkeypat
     """Starting with slots for a couple of words and pairs, the compiled table doubles them
     again and again over real mail and news (a batch that fills them is counted again), and
     still counts what the analyzer counts."""
-    monkeypatch.setattr(vectorizing, "GROWING_SLOTS", 4)
+    monkeypatch.setattr(words, "GROWING_SLOTS", 4)
     plain_rows, fast_rows, vocabulary = plain_and_fast(ANALYZERS[name], mail_and_news[:3])
     assert plain_rows == fast_rows
     n_words, n_pairs = len(vocabulary.table._store_starts), len(vocabulary.pairs()[1])
@@ -207,7 +208,7 @@ def test_threads_score_a_large_input_exactly_as_one_thread(mail_and_news):
     np.testing.assert_array_equal(threaded, model.predict_log_proba(texts))
 
 
-needs_product = needs_compiled(counting._sparsedot, "sparse product")
+needs_product = needs_compiled(matrices._sparsedot, "sparse product")
 
 
 @pytest.mark.parametrize("settings", [
@@ -220,7 +221,7 @@ def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, se
     fresh models: all at once on two threads, batch by batch, one at a time, and a one-word
     message before and after a big batch all score the same bits, whichever sums the weights."""
     if product == "numpy":
-        monkeypatch.setattr(counting, "_sparsedot", None)
+        monkeypatch.setattr(matrices, "_sparsedot", None)
     training = [t for batch in mail_and_news[1::2] for t in batch]
     # 20 classes: numpy sums more than 8 numbers pairwise, so a total over the classes can
     # differ in its last bit depending on how it was asked for.
@@ -285,7 +286,7 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
     model = train([_doc(t, str(i % 20)) for i, t in enumerate(training)])
     texts = [t for batch in mail_and_news[::2] for t in batch]
     compiled = model.predict_log_proba(texts)
-    monkeypatch.setattr(counting, "_sparsedot", None)
+    monkeypatch.setattr(matrices, "_sparsedot", None)
     with_numpy = model.predict_log_proba(texts)
     # A long message's scores are sums of ~100,000 products: rounding differs in the 11th digit.
     np.testing.assert_allclose(compiled, with_numpy, rtol=1e-10, atol=1e-8)
@@ -318,12 +319,12 @@ def test_the_buffer_lowers_every_character_as_str_lower_does():
     elsewhere; İ lowers to two characters and the Kelvin sign to an ASCII k, in a new buffer."""
     characters = [chr(code) for code in range(0x110000)]
     texts = [*characters[0x80:], *(f"A{c}Σ{c}B{c}Σ{c}" for c in characters)]
-    buffer, doc_starts = vectorizing._buffer(texts, lowercase=True)
-    lowered, lowered_starts = vectorizing._buffer([text.lower() for text in texts], lowercase=False)
+    buffer, doc_starts = buffers.text_buffer(texts, lowercase=True)
+    lowered, lowered_starts = buffers.text_buffer([text.lower() for text in texts], lowercase=False)
     assert np.array_equal(doc_starts, lowered_starts)
     assert np.array_equal(buffer, lowered)
     greek = "ΟΔΟΣ. ΑΣ'Α ΣΑ Σ\u0301 ΑΣ\u0301 \u212a İΣ İİ\u212a\u212a"
-    lowered_greek = vectorizing._buffer([greek, "Σ"], lowercase=True)[0].tobytes().split(b"\x00")[:2]
+    lowered_greek = buffers.text_buffer([greek, "Σ"], lowercase=True)[0].tobytes().split(b"\x00")[:2]
     blanked = "  "  # a combining accent's two bytes (U+0301, and U+0307, the dot İ lowers to)
     assert lowered_greek == [f"οδος. ασ'α σα σ{blanked} ας{blanked} k i{blanked}ς i{blanked}i{blanked}kk".encode(),
                              "σ".encode()]
@@ -358,7 +359,7 @@ def test_a_sorted_map_finds_every_key_it_took_in(batches, absent):
     """Batches of keys (each batch's distinct and new, in any order; some empty) taken in one
     after another: every key gives its value, a key never added gives -1, and the runs stay
     about log2(n) many, each sorted."""
-    table, added = vectorizing._SortedMap(), {}
+    table, added = buffers.SortedMap(), {}
     for batch in batches:
         keys = [key for key in dict.fromkeys(batch) if key not in added]
         values = list(range(len(added), len(added) + len(keys)))
@@ -381,7 +382,7 @@ def words_of(table: WordTable) -> list[str]:
 def numpy_table(analyzer: Analyzer, terms: list[str]) -> WordTable:
     """The fixed table of ``terms`` as nbtext builds it without the compiled scanner."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(vectorizing, "_wordscan", None)
+        patch.setattr(compiled, "wordscan", None)
         table = WordTable.for_terms(analyzer, terms)
     assert table._scanned is None
     return table
@@ -416,7 +417,7 @@ def test_the_compiled_scanner_reads_up_to_the_last_byte(size):
     text = b"cd x encyclopedia\x00" + b"." * (size - 34) + b"encyclopaedia ab"
     buffer = np.frombuffer(text, dtype=np.uint8)
     numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
-    scan = functools.partial(vectorizing._wordscan.scan, buffer, vectorizing.BYTE_KINDS["words"], 2,
+    scan = functools.partial(compiled.wordscan.scan, buffer, vectorizing.BYTE_KINDS["words"], 2,
                              np.array([0, 18], dtype=np.int64), table._store, table._store_starts)
     fixed = np.zeros(0, dtype=np.int64)
     n, n_added = scan(*table._scanned, numbers, rows, fixed)
@@ -437,7 +438,7 @@ def test_the_compiled_scanner_keeps_one_byte_runs_for_all_words():
     numbers, rows = np.empty(len(text) // 2 + 1, dtype=np.int64), np.empty(len(text) // 2 + 1, dtype=np.int64)
 
     def scan(shortest):
-        n, _ = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["all-words"], shortest,
+        n, _ = compiled.wordscan.scan(buffer, vectorizing.BYTE_KINDS["all-words"], shortest,
                                           np.array([0, 7], dtype=np.int64), table._store, table._store_starts,
                                           *table._scanned, numbers, rows, np.zeros(0, dtype=np.int64))
         return [words_of(table)[i] if i >= 0 else None for i in numbers[:n]], rows[:n].tolist()
@@ -461,7 +462,7 @@ def test_the_compiled_scanner_trims_joined_runs_up_to_the_last_byte(size):
     text = b"-cs.cmu.edu. x.\x00" + b"." * (size - 27) + b" don't -ab."
     buffer = np.frombuffer(text, dtype=np.uint8)
     numbers, rows = np.empty(size // 2 + 1, dtype=np.int64), np.empty(size // 2 + 1, dtype=np.int64)
-    n, _ = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["joined"], 2, np.array([0, 16], dtype=np.int64),
+    n, _ = compiled.wordscan.scan(buffer, vectorizing.BYTE_KINDS["joined"], 2, np.array([0, 16], dtype=np.int64),
                                       table._store, table._store_starts, *table._scanned, numbers, rows,
                                       np.zeros(0, dtype=np.int64))
     expected = ["cs.cmu.edu", "don't", "ab"]
@@ -485,7 +486,7 @@ def test_the_compiled_scanner_grows_a_table_while_it_has_room():
 
     def scan(room):
         added = np.empty(2 * room, dtype=np.int64)
-        n, n_added = vectorizing._wordscan.scan(buffer, vectorizing.BYTE_KINDS["words"], 2,
+        n, n_added = compiled.wordscan.scan(buffer, vectorizing.BYTE_KINDS["words"], 2,
                                                 np.array([0], dtype=np.int64), table._store, table._store_starts,
                                                 lengths, slots.copy(), numbers, rows, added)
         return n, [text[a:a + b].decode() for a, b in added[:2 * n_added].reshape(-1, 2).tolist()]
@@ -508,7 +509,7 @@ def test_the_compiled_counter_checks_what_it_reads():
         n = len(numbers)
         indptr, indices = np.empty(max(rows) + 2, dtype=np.int64), np.empty(room or 2 * n, dtype=np.int64)
         data = np.empty(room or 2 * n)
-        written, _ = vectorizing._wordscan.count(np.array(numbers, dtype=np.int64),
+        written, _ = compiled.wordscan.count(np.array(numbers, dtype=np.int64),
                                                  np.array(rows, dtype=np.int64), table._dropped, table._unigram,
                                                  table._pair_slots, 3, table._n_columns, indptr, indices, data,
                                                  np.zeros(0, dtype=np.uint64))
@@ -527,14 +528,14 @@ def test_a_hash_shared_by_two_words_sends_the_batch_to_the_plain_path(mail_and_n
     """Collisions cannot be found for the real hash; with every long word hashed alike, each
     batch clashes in numpy's table, and the Vectorizer's counts are still the analyzer's, words
     for words. (The compiled scanner compares long words byte for byte: no clash there.)"""
-    monkeypatch.setattr(vectorizing, "_wordscan", None)
+    monkeypatch.setattr(compiled, "wordscan", None)
     analyzer = ANALYZERS["uni+bigrams"]
     # Two batches that clash, then one of short words only (no hashed key, so counted by the
     # table again, its new terms now kept as strings).
     short = [" ".join(w for w in analyzer(text) if len(w.encode()) <= 8) for text in mail_and_news[2][:100]]
     batches = [*mail_and_news[:2], short]
     expected, _, _ = plain_and_fast(analyzer, batches)
-    monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
+    monkeypatch.setattr(buffers, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
     with pytest.raises(TokenClash):
         WordTable(analyzer, WordVocabulary()).count(mail_and_news[0])
     for known, new in (["encyclopedia", "encyclopaedic"], ["abcdefghijk", "abcdefghij"]):  # a later batch too
@@ -573,8 +574,8 @@ def test_a_clash_among_a_models_words(monkeypatch, scanner):
     leaves them to the plain path; the compiled scanner, which keys no word and checks long
     ones byte for byte, builds its table. Either way the scores are the plain path's."""
     if scanner == "numpy":
-        monkeypatch.setattr(vectorizing, "_wordscan", None)
-    monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
+        monkeypatch.setattr(compiled, "wordscan", None)
+    monkeypatch.setattr(buffers, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
     texts = ["the encyclopedia of everything", "an encyclopaedic everything"] * 50
     model = train([_doc(t, label) for t, label in zip(texts, "ab" * 50)], settings={"min_df": 1})
     scores = model.predict_log_proba(texts)
@@ -586,7 +587,7 @@ def test_a_clash_among_a_models_words(monkeypatch, scanner):
 @pytest.mark.parametrize("scanner", [pytest.param("compiled", marks=needs_scanner), "numpy"])
 def test_a_fixed_table_drops_stop_words_and_refuses_terms_made_of_them(monkeypatch, scanner):
     if scanner == "numpy":
-        monkeypatch.setattr(vectorizing, "_wordscan", None)
+        monkeypatch.setattr(compiled, "wordscan", None)
     analyzer = Analyzer(ngram_range=(1, 2), stop_words=frozenset({"of", "the"}))
     table = WordTable.for_terms(analyzer, ["encyclopedia", "encyclopedia everything", "everything"])
     counted = table.count(["the encyclopedia of everything", "of the"])
@@ -630,7 +631,7 @@ def test_growing_table_counts_character_ngrams_as_the_analyzer_does_on_real_text
 
 @needs_scanner
 def test_a_growing_character_table_short_of_slots_counts_the_same(mail_and_news, monkeypatch):
-    monkeypatch.setattr(vectorizing, "GROWING_SLOTS", 4)
+    monkeypatch.setattr(words, "GROWING_SLOTS", 4)
     plain_rows, fast_rows, vocabulary = plain_and_fast(CHAR_ANALYZERS["char_wb 2-4"], mail_and_news[:3])
     assert plain_rows == fast_rows
     n_words = len(vocabulary.table._store_starts)
@@ -712,7 +713,7 @@ def test_the_character_scanner_checks_what_it_reads():
     def scan(text: bytes, room: int):
         buffer = np.frombuffer(text + b"\x00" * 8, dtype=np.uint8)
         out = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
-        return vectorizing._wordscan.scan_chars(buffer, 2, 4, np.array([0], dtype=np.int64), table._store,
+        return compiled.wordscan.scan_chars(buffer, 2, 4, np.array([0], dtype=np.int64), table._store,
                                                 table._store_starts, lengths, slots, *out, spans)[0]
 
     assert scan(b" ab ", 16) == 6  # " a", "ab", "b ", " ab", "ab ", " ab "
@@ -834,18 +835,18 @@ def test_hashed_tables_count_what_the_analyzer_counts_on_real_text(mail_and_news
     feature's UTF-8 bytes, modulo the buckets), from the table all along, though it is let go
     and a new one started every few batches; a model's buckets (every other one) make a fixed
     hashed table that finds exactly what a dict finds."""
-    if scanner == "compiled" and vectorizing._wordscan is None and not os.environ.get("CI"):
+    if scanner == "compiled" and compiled.wordscan is None and not os.environ.get("CI"):
         pytest.skip("nbtext was installed without a C compiler: no compiled word scanner")
     if scanner == "numpy":
-        monkeypatch.setattr(vectorizing, "_wordscan", None)
+        monkeypatch.setattr(compiled, "wordscan", None)
     analyzer = HASHED_ANALYZERS[name]
     source = half_of_mail_and_news if "char" in name else mail_and_news
     texts = [text for batch in source[1::2] for text in batch]
     size = len(source[0]) // 2  # four batches
     batches = [texts[i:i + size] for i in range(0, len(texts), size)]
     distinct = GrowingVocabulary()  # the terms of the first two batches: a table goes on to the
-    count_features([vectorizing._unhashed(analyzer)(text) for text in batches[0] + batches[1]], distinct)
-    monkeypatch.setattr(vectorizing, "HASHED_TABLE_TERMS", len(distinct) - 1)  # second, is let go after it
+    count_features([hashed.without_hashing(analyzer)(text) for text in batches[0] + batches[1]], distinct)
+    monkeypatch.setattr(hashed, "HASHED_TABLE_TERMS", len(distinct) - 1)  # second, is let go after it
     made = []
     original = HashedTable._new_table
     monkeypatch.setattr(HashedTable, "_new_table", lambda self: made.append(original(self)) or made[-1])
@@ -871,7 +872,7 @@ def test_crc32_of_packed_terms_is_zlibs(terms, rounds):
     """Empty terms, every byte value but the newline, terms shorter and longer than the bytes
     numpy takes a position at a time (the longer ones from zlib)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(vectorizing, "CRC_ROUNDS", rounds)
+        patch.setattr(hashed, "CRC_ROUNDS", rounds)
         got = vectorizing.crc32_of_terms(np.frombuffer(b"\n".join(terms), dtype=np.uint8), len(terms))
     assert got.tolist() == [zlib.crc32(term) for term in terms]
 
@@ -882,7 +883,7 @@ def test_crc32_of_packed_terms_is_zlibs(terms, rounds):
                         unique=True, max_size=50))
 def test_bucket_terms_sort_as_python_sorts_their_strings(buckets):
     """Powers of ten and their neighbours (where a number's digits run out), 0, 2**32 - 1."""
-    terms, position = vectorizing._sorted_bucket_terms(np.array(buckets, dtype=np.int64))
+    terms, position = hashed._sorted_bucket_terms(np.array(buckets, dtype=np.int64))
     strings = [f"#{bucket}" for bucket in buckets]
     assert list(terms) == sorted(strings)
     assert [terms[i] for i in position.tolist()] == strings
@@ -891,12 +892,12 @@ def test_bucket_terms_sort_as_python_sorts_their_strings(buckets):
 def test_a_clash_in_a_hashed_batch_sends_it_to_the_plain_path(mail_and_news, monkeypatch):
     """Every long word keyed alike in numpy's table: the batches that clash are counted the
     plain way, and those of short words only by a new table, into the same buckets."""
-    monkeypatch.setattr(vectorizing, "_wordscan", None)
+    monkeypatch.setattr(compiled, "wordscan", None)
     analyzer = HASHED_ANALYZERS["uni+bigrams, 2**20 buckets"]
     short = [" ".join(w for w in analyzer._words(text) if len(w.encode()) <= 8) for text in mail_and_news[2][:100]]
     batches = [short, *mail_and_news[:2], short[::-1]]
     expected, _, _ = plain_and_hashed(analyzer, batches)
-    monkeypatch.setattr(vectorizing, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
+    monkeypatch.setattr(buffers, "_long_keys", lambda words64, starts, lengths: np.zeros(len(starts), np.uint64))
     _, got, vectorize = plain_and_hashed(analyzer, batches)
     assert got == expected
     assert vectorize.vocabulary._strings is not None and vectorize.table._counting.table is not None

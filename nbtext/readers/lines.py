@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, NamedTuple, cast
 
 from ..errors import DataError
-from .report import Document, ReadReport, decode, too_large, unescape
+from .decoding import decode, unescape, wide_encoding
+from .document import Document
+from .filekinds import check_not_compressed
+from .report import ReadReport, too_large
 
 LINE_FORMATS = ("tsv", "jsonl", "fasttext")
 #: The way to read a file that is one JSON array of records, not JSONL.
@@ -288,3 +291,14 @@ def iter_line_batches(stream: BinaryIO, chunk_size: int = 1 << 16, lines_per_bat
         batch.append(ended(b""))
     if batch:
         yield [line if isinstance(line, TooLong) else line.removesuffix(b"\r") for line in batch]
+
+
+def check_splits_into_lines(head: bytes, encoding: str, source: str) -> None:
+    """A DataError for a line format in UTF-16 or UTF-32, whose newlines are not one byte:
+    lines are split as bytes, and would come apart mid-character; or for a compressed file."""
+    check_not_compressed(head, source)
+    wide = wide_encoding(head, encoding)
+    if wide is not None:
+        name = wide.upper().replace("-LE", "LE").replace("-BE", "BE")
+        raise DataError(f"{source}: {name} text, which line formats cannot split into lines; "
+                        f"convert it first: iconv -f {name} -t UTF-8")

@@ -20,11 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DataError
-from .folders import read_bytes
+from .files import read_bytes
 from .lines import CR_HEAD, bounded_lines, json_kind, json_text, numbered_lines, with_lf_lines
-from .report import (ESCAPE_BYTES, WIDE_HEAD, Document, ReadReport, TooLarge, check_not_compressed,
-                     check_splits_into_lines, decode, decode_file, file_not_text, marked_encoding, size_text,
-                     text_encoding, unescape, without_bom)
+from ..phrasing import size_text
+from .decoding import (ESCAPE_BYTES, WIDE_HEAD, decode, decode_file, marked_encoding, text_encoding, unescape,
+                       without_bom)
+from .document import Document
+from .filekinds import check_not_compressed, file_not_text
+from .lines import check_splits_into_lines
+from .report import ReadReport, TooLarge
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
 csv.field_size_limit(sys.maxsize)
