@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import MAIL_FORMATS, LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, header_names, mail_headers  # noqa: E402
-from nbtext.spam import FILTER_TOKENS, train_filter  # noqa: E402
+from nbtext.spam_training import FILTER_TOKENS, train_filter  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER, train  # noqa: E402
 from nbtext.tuning import DEFAULT_FOLDS, cross_validate, expand, rank, read_grid, train_setting  # noqa: E402
 

@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.analysis import TOKENS  # noqa: E402
-from nbtext.counting import count_features  # noqa: E402
+from nbtext.folds import counts_by_fold
 from nbtext.model import Model  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
+from nbtext.terms import count_features
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF  # noqa: E402
-from nbtext.folds import counts_by_fold
 
 #: "sklearn tuned" per corpus (Enron: the mean of its six sets, as its protocol scores it).
 REFERENCE = {"20news-bydate": 0.848, "R8": 0.962, "R52": 0.915, "sms-spam": 0.984, "spamassassin-2003": 0.997,

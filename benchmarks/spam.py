@@ -40,9 +40,8 @@ from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import PROTOCOLS, folds  # noqa: E402
 from nbtext.readers import LabelledCorpus  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
-from nbtext.spam import (  # noqa: E402
-    DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, FILTER_TOKENS, SpamFilter, train_filter,
-)
+from nbtext.spam import DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, SpamFilter  # noqa: E402
+from nbtext.spam_training import FILTER_TOKENS, train_filter  # noqa: E402
 from nbtext.training import DEFAULT_ANALYZER  # noqa: E402
 
 CORPORA = ["spamassassin-2003", "enron1", "enron2", "enron3", "enron4", "enron5", "enron6", "lingspam", "sms-spam"]

@@ -107,10 +107,10 @@ class Analyzer:
         if self.tokens not in TOKENS:
             raise DataError(f"unknown tokens {self.tokens!r}; use one of {TOKENS}")
         if self.tokens != "words" and self.analyzer != "word":
-            raise DataError("--tokens is how the word analyzer finds words: use it with the word analyzer")
+            raise DataError("`tokens` is how the word analyzer finds words: use it with the word analyzer")
         object.__setattr__(self, "stop_words", frozenset(self.stop_words))
         if self.hash_features is not None and not 1 <= self.hash_features <= 2**32:
-            raise DataError(f"bad --hash-features {self.hash_features}: need 1 to 2**32 buckets")
+            raise DataError(f"bad `hash_features` {self.hash_features}: need 1 to 2**32 buckets")
 
     def __call__(self, text: str) -> list[str]:
         """The features of one document, in text order, repeats kept."""

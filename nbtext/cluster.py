@@ -22,10 +22,11 @@ from .analysis import Analyzer
 from .counting import FrozenCounts
 from .errors import DataError, NbtextError
 from .limits import MAX_DOCUMENT_BYTES, MAX_PROCESSES
-from .model import Model
+from .model import Model, trained_texts
 from .readers import Document, FileBatch, LabelledCorpus, ReadReport, note_unread
 from .readers.files import GONE, UNREADABLE, not_found
 from .readers.folders import Entry, list_folder
+from .training import count_all, finished
 
 #: What predict makes of one batch of documents (its output lines, and what it noticed).
 Answers = TypeVar("Answers")
@@ -44,23 +45,23 @@ def connect(address: str):
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise NbtextError("--dask needs Dask distributed: pip install 'nbtext[dask]'") from None
+        raise NbtextError("`dask` needs Dask distributed: pip install 'nbtext[dask]'") from None
     if address == "local" or address.startswith("local:"):
         _, _, count = address.partition(":")
         try:
             workers = int(count) if count else None
         except ValueError:
-            raise DataError(f"--dask {address}: expected local or local:N, e.g. local:2") from None
+            raise DataError(f"`dask` {address}: expected local or local:N, e.g. local:2") from None
         if workers is not None and not 1 <= workers <= MAX_PROCESSES:
-            raise DataError(f"--dask {address}: a local cluster of 1 to {MAX_PROCESSES} worker processes")
+            raise DataError(f"`dask` {address}: a local cluster of 1 to {MAX_PROCESSES} worker processes")
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         return Client(cluster)
     try:
         return Client(address, timeout="10s")
     except OSError as error:
-        raise DataError(f"--dask {address}: cannot reach the scheduler ({error})") from None
+        raise DataError(f"`dask` {address}: cannot reach the scheduler ({error})") from None
     except (ValueError, TypeError) as error:  # "missing port number in address", an unknown protocol
-        raise DataError(f"--dask {address}: not a scheduler address ({error}); expected one such as "
+        raise DataError(f"`dask` {address}: not a scheduler address ({error}); expected one such as "
                         "tcp://HOST:8786, or local[:N]") from None
 
 
@@ -87,8 +88,6 @@ def shard_entries(entries: Sequence[Entry], shard_bytes: int = SHARD_BYTES) -> l
 def count_shard(entries: list[Entry], mail: bool, encoding: str, analyzer: dict[str, Any], tf: str,
                 doc_norm: str | None, limit: int | None = MAX_DOCUMENT_BYTES) -> tuple[FrozenCounts, ReadReport]:
     """On a worker: read and count one shard of labelled document files."""
-    from .training import count_all
-
     analyze = Analyzer.from_dict(analyzer)
     documents, report = _read_on_worker(entries, mail, encoding, analyze.headers, limit)
     return count_all(documents, analyze, tf=tf, doc_norm=doc_norm), report
@@ -115,15 +114,15 @@ def plan_training(corpus: LabelledCorpus) -> tuple[list[Entry], bool]:
     """The document files of a corpus and whether they are mail; DataError for other formats."""
     entries: list[Entry] = []
     kinds = set()
-    for path, fmt, listed in corpus._plan:
+    for path, fmt, listed in corpus.plan:
         if fmt not in ("folder", "email"):
-            email = "; --input-format email reads each message of its mbox files" if fmt == "mbox" else ""
-            raise DataError(f"{path}: --dask reads folder-per-class data (DIR/LABEL/FILE, plain or mail); "
+            email = "; `input_format` email reads each message of its mbox files" if fmt == "mbox" else ""
+            raise DataError(f"{path}: `dask` reads folder-per-class data (DIR/LABEL/FILE, plain or mail); "
                             f"this is {fmt or 'a line file'}{email}")
         kinds.add(fmt)
         entries += listed
     if len(kinds) > 1:
-        raise DataError("--dask: DATA mixes plain folders and mail folders; give one kind")
+        raise DataError("`dask`: DATA mixes plain folders and mail folders; give one kind")
     return entries, kinds == {"email"}
 
 
@@ -139,13 +138,12 @@ def train_on_cluster(
     shard_bytes: int = SHARD_BYTES,
     on_shard: Callable[[int], None] | None = None,
 ) -> Model:
-    """A model trained on ``corpus`` by the workers of ``client``; pruning after the merge.
+    """A model trained on ``corpus`` by the workers of ``client``; pruning after the merge. It
+    equals ``training.train``'s on the same corpus, and records the corpus as it does.
 
     ``on_shard`` is called with the bytes of each shard as its counts arrive.
     """
     from distributed import as_completed
-
-    from .training import finished
 
     entries, mail = plan_training(corpus)
     shards = shard_entries(entries, shard_bytes)
@@ -165,9 +163,12 @@ def train_on_cluster(
             on_shard(futures[future])
         future.release()
     assert total is not None  # there was a shard
+    corpus.check_all_read()
     if len(total.classes) < 2:
         raise DataError(f"only one class ({total.classes[0]!r}) in the training data; need at least two")
-    return finished(Model(analyzer, total, settings, summary))
+    model = finished(Model(analyzer, total, settings, {**corpus.summary, **(summary or {})}))
+    model.texts = trained_texts(corpus.report.texts)
+    return model
 
 
 def score_files(model: Model, entries: list[Entry], mail: bool, encoding: str,
@@ -191,7 +192,7 @@ def predict_on_cluster(client, model: Model, paths: Sequence[str], report: ReadR
     inputs = []
     for path in paths:
         if path == "-":
-            raise DataError("--dask scores files and folders; stdin is read here, without --dask")
+            raise DataError("`dask` scores files and folders; stdin is read here, without `dask`")
         if not os.path.exists(path):
             raise not_found(path)
         listed = list_folder(path, report, labelled=False) if os.path.isdir(path) else [(path, None, 0)]

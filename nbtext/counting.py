@@ -1,6 +1,6 @@
-"""Counting: vocabularies, each document's counts weighed (tf, unit length), and the per-class
-sums Naive Bayes needs, exact, so that counts from separate runs, processes or workers add up to
-one run's, and can be taken back out.
+"""Counting: each document's counts weighed (tf, unit length), and the per-class sums Naive
+Bayes needs, exact, so that counts from separate runs, processes or workers add up to one run's,
+and can be taken back out.
 
 Everything here is numpy only, so that classifying a document never pays for importing scipy.
 ``ClassCounts`` gathers the sufficient statistics of all three Naive Bayes variants as plain
@@ -10,7 +10,6 @@ sums; ``FrozenCounts`` is the finished form a model file keeps.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +18,8 @@ import numpy as np
 
 from .checks import array_of, checked, counts_in, indices_within
 from .errors import DataError, NotLearnedError
-from .matrices import ColumnMatrix, CountMatrix, count_matrix, run_starts, unique_inverse, used_columns
-from .terms import PackedTerms, pack_terms
+from .matrices import ColumnMatrix, CountMatrix, unique_inverse, used_columns
+from .terms import GrowingVocabulary, PackedTerms, count_features, pack_terms, sorted_union
 
 #: Transformed counts are rounded to multiples of 2**-GRID_BITS before they are summed: sums of
 #: such numbers are exact in float64 (up to 2**(53 - GRID_BITS) per entry), so adding and
@@ -70,40 +69,6 @@ def weigh_rows(matrix: CountMatrix, *, tf: str = "raw", doc_norm: str | None = N
     return CountMatrix(matrix.indptr, matrix.indices, data, matrix.n_features)
 
 
-class GrowingVocabulary(dict):
-    """A term -> id dict that gives an unseen term the next id when it is looked up, so that
-    ``map(vocabulary.__getitem__, features)`` stays in C for every term already known.
-
-    >>> vocabulary = GrowingVocabulary()
-    >>> [vocabulary[t] for t in ["b", "a", "b"]], dict(vocabulary)
-    ([0, 1, 0], {'b': 0, 'a': 1})
-    """
-
-    def __missing__(self, term: str) -> int:
-        self[term] = index = len(self)
-        return index
-
-    def ids(self, terms: Sequence[str]) -> np.ndarray:
-        """``[self[t] for t in terms]`` for distinct ``terms``, at C speed when all are unseen.
-
-        >>> vocabulary = GrowingVocabulary(a=0)
-        >>> vocabulary.ids(["b", "c"]).tolist(), vocabulary.ids(["d", "a"]).tolist()
-        ([1, 2], [3, 0])
-        """
-        before = len(self)
-        ids = np.fromiter(map(self.setdefault, terms, itertools.count(before)), dtype=np.int64, count=len(terms))
-        if len(self) != before + len(terms):  # some were known: number the others again, with no gap
-            for term in [t for t, i in self.items() if i >= before]:
-                del self[term]
-            ids = np.fromiter(map(self.__getitem__, terms), dtype=np.int64, count=len(terms))
-        return ids
-
-    def sorted_terms(self) -> tuple[list[str], np.ndarray]:
-        """The terms in sorted order, and each column's position among them."""
-        terms, (position,) = sorted_union(list(self))
-        return terms, position
-
-
 def _check_label_kinds(classes: Sequence[Any]) -> None:
     """A TypeError where some class labels are strings and others not: they cannot be sorted
     into one list of classes (``labels_of`` names the document where one batch mixes them;
@@ -113,49 +78,6 @@ def _check_label_kinds(classes: Sequence[Any]) -> None:
     if other is not None:
         raise TypeError(f"class label {other!r} is {type(other).__name__}, where {first!r} is "
                         f"{type(first).__name__}: labels must be all strings or none")
-
-
-def sorted_union(*sequences: Sequence[str]) -> tuple[list[str], list[np.ndarray]]:
-    """The distinct items of all ``sequences`` in sorted order, and for each sequence the
-    position there of each of its items. Sequences that are sorted already are merged in
-    linear time (Timsort takes each as one run).
-
-    >>> words, positions = sorted_union(["b", "c"], ["a", "c"])
-    >>> words, [p.tolist() for p in positions]
-    (['a', 'b', 'c'], [[1, 2], [0, 2]])
-    """
-    items = list(itertools.chain.from_iterable(sequences))
-    order = sorted(range(len(items)), key=items.__getitem__)
-    in_order = [items[i] for i in order]
-    first = run_starts(np.array(in_order, dtype=object))  # where each distinct item first appears
-    position = np.empty(len(items), dtype=np.int64)
-    position[order] = np.cumsum(first) - 1
-    cuts = np.cumsum([len(s) for s in sequences])[:-1]
-    return list(itertools.compress(in_order, first)), np.split(position, cuts)
-
-
-def count_features(
-    feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, n_known: int | None = None
-) -> CountMatrix:
-    """Count each document's features against ``vocabulary``.
-
-    A ``GrowingVocabulary`` takes in unseen features (ids in order of first sight); any other
-    mapping only needs ``get``, and unseen features are ignored (``n_known`` gives its size
-    when it has no ``len``). The per-token work is C-level (``map``/``fromiter``), the
-    counting is one ``np.unique`` over (document, feature) keys.
-    """
-    n_docs = len(feature_lists)
-    lengths = np.fromiter(map(len, feature_lists), dtype=np.int64, count=n_docs)
-    flat = itertools.chain.from_iterable(feature_lists)
-    n_flat = int(lengths.sum())
-    rows = np.repeat(np.arange(n_docs), lengths)
-    if isinstance(vocabulary, GrowingVocabulary):
-        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=n_flat)
-    else:
-        ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=n_flat)
-        known = ids >= 0
-        ids, rows = ids[known], rows[known]
-    return count_matrix(rows, ids, n_docs, len(vocabulary) if n_known is None else n_known)
 
 
 class ClassCounts:
@@ -277,8 +199,8 @@ class ClassCounts:
         return frozen, term_map
 
 
-#: Where --max-df keeps fewer documents than --min-df, whatever the counts.
-DF_CONFLICT = "--max-df keeps fewer documents than --min-df; raise --max-df or lower --min-df"
+#: Where `max_df` keeps fewer documents than `min_df`, whatever the counts.
+DF_CONFLICT = "`max_df` keeps fewer documents than `min_df`; raise `max_df` or lower `min_df`"
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,13 @@ import numpy as np
 
 from .analysis import Analyzer
 from .batches import BATCH_SIZE
-from .counting import ClassCounts, FrozenCounts, count_features
+from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .matrices import CountMatrix
 from .model import Model
 from .phrasing import plural
 from .readers.document import Document, labels_of
+from .terms import count_features
 from .vectorizing.vectorizer import Vectorizer, supports
 
 
@@ -65,16 +66,16 @@ def held_out(labels: Sequence[str], fraction: float, seed: int) -> np.ndarray:
     """A stratified boolean mask of the documents held out for testing; for no documents, an
     empty one, and training on none then says so."""
     if not 0 < fraction < 1:
-        raise DataError("--test-split must be between 0 and 1, e.g. 0.2")
+        raise DataError("`fraction` must be between 0 and 1, e.g. 0.2")
     mask = np.zeros(len(labels), dtype=bool)
     for members in _shuffled_classes(labels, seed):
         held = round(len(members) * fraction)
         if held == len(members):
-            raise DataError(f"--test-split {fraction} holds out every document of class "
+            raise DataError(f"`fraction` {fraction} holds out every document of class "
                             f"{labels[members[0]]!r} ({held:,}), leaving none to train on")
         mask[members[:held]] = True
     if len(labels) and not mask.any():
-        raise DataError(f"--test-split {fraction} holds out no documents of the {len(labels):,}; "
+        raise DataError(f"`fraction` {fraction} holds out no documents of the {len(labels):,}; "
                         f"use a larger fraction")
     return mask
 

@@ -14,9 +14,9 @@ import numpy as np
 from .checks import array_of, checked, indices_within
 
 try:
-    from . import _sparsedot  # type: ignore[attr-defined]  # compiled, with no types for mypy to find
+    import nbtext._sparsedot as sparsedot  # compiled from its .c file beside it
 except ImportError:  # built without a C compiler: numpy takes the product (the same to rounding)
-    _sparsedot = None
+    sparsedot = None
 
 
 @dataclass(frozen=True)
@@ -122,10 +122,10 @@ class CountMatrix:
         without the copies, each document's added in order (to rounding what numpy gives).
         """
         out = np.zeros((self.shape[0], by_feature.shape[1]))
-        if _sparsedot is not None and by_feature.shape[1]:
+        if sparsedot is not None and by_feature.shape[1]:
             arrays = [(self.indptr, np.int64), (self.indices, np.int64), (self.data, np.float64),
                       (by_feature, np.float64)]
-            _sparsedot.dot(*(np.ascontiguousarray(a, dtype=t) for a, t in arrays), by_feature.shape[1], out)
+            sparsedot.dot(*(np.ascontiguousarray(a, dtype=t) for a, t in arrays), by_feature.shape[1], out)
             return out
         rows = np.flatnonzero(np.diff(self.indptr))
         starts = self.indptr[rows]
@@ -189,7 +189,7 @@ class ColumnBlocks:
     @classmethod
     def of(cls, matrix: CountMatrix, width: int) -> ColumnBlocks | None:
         """The blocks of ``matrix``, or None (see above)."""
-        if _sparsedot is None:
+        if sparsedot is None:
             return None
         rows = matrix.row_ids()
         if np.any((rows[1:] == rows[:-1]) & (matrix.indices[1:] <= matrix.indices[:-1])):
@@ -220,7 +220,7 @@ class ColumnBlocks:
             runs = slice(self.block_runs[block], self.block_runs[block + 1])
             contiguous = rows[:by_feature.size].reshape(by_feature.shape)
             np.copyto(contiguous, by_feature)
-            _sparsedot.dot_runs(self.run_row[runs], self.run_start[runs], self.run_end[runs], self.indices, data,
+            sparsedot.dot_runs(self.run_row[runs], self.run_start[runs], self.run_end[runs], self.indices, data,
                                 contiguous, k, out, started)
         return out
 

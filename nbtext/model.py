@@ -8,6 +8,7 @@ also mergeable with another one.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import os
@@ -23,11 +24,11 @@ from .analysis import Analyzer
 from .calibration import platt_scaled, tempered
 from .checks import array_of, checked, indices_within
 from .cores import available_cores
-from .counting import FrozenCounts, count_features, weigh_rows
-from .errors import ModelError, NbtextError
+from .counting import FrozenCounts, weigh_rows
+from .errors import DataError, ModelError, NbtextError
 from .matrices import ColumnMatrix, CountMatrix
 from .naive_bayes import VARIANTS, NaiveBayes
-from .terms import PackedTerms, pack_terms, sorted_position
+from .terms import PackedTerms, count_features, pack_terms, sorted_position
 from .vectorizing import AnyTable, TokenClash, fixed_table, supports
 
 FORMAT = "nbtext-model"
@@ -91,6 +92,8 @@ class Model:
         #: None where not known (a library caller's documents, a file from before they were kept).
         #: eval tells by them which of its documents the model was trained on.
         self.texts: np.ndarray | None = None
+        #: The file the model was loaded from (messages name it), or None.
+        self.source: str | None = None
         s = self.settings
         if s["variant"] not in VARIANTS:
             raise ModelError(f"unknown variant {s['variant']!r}; use one of {sorted(VARIANTS)}")
@@ -313,11 +316,32 @@ class Model:
         """The most probable label of each text."""
         return [self.classes[i] for i in np.argmax(self.predict_log_proba(texts), axis=1)]
 
-    def top_words(self, k: int = 20) -> dict[str, list[tuple[str, float]]]:
-        """For each class, the ``k`` words that raise it most, with the variant's score."""
+    def top_words(self, k: int = 20, labels: Sequence[str] | None = None) -> dict[str, list[tuple[str, float]]]:
+        """For each class (of ``labels``, where given), the ``k`` words that raise it most, with
+        the variant's score (see ``NaiveBayes.top_features``).
+
+        A DataError for a label that is no class of the model (naming the likeliest one meant),
+        and a ModelError for a model that hashes its features: it keeps no words to show.
+
+        >>> import nbtext
+        >>> model = nbtext.train([nbtext.Document("cheap pills", "spam", "1"),
+        ...                       nbtext.Document("lunch at noon", "ham", "2")])
+        >>> [word for word, _ in model.top_words(2, ["spam"])["spam"]]
+        ['cheap', 'cheap pills']
+        """
+        if self.analyzer.hash_features is not None:
+            raise ModelError(f"{self.source or 'the model'} hashes its features into "
+                             f"{self.analyzer.hash_features:,} buckets (`hash_features`): it keeps no words, so "
+                             "none can be shown. Train without `hash_features` to inspect words.")
+        unknown = sorted(set(labels or ()) - set(self.classes))
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], self.classes, n=1)
+            meant = f" (did you mean {close[0]}?)" if close else ""
+            raise DataError(f"no class {', '.join(unknown)} in the model{meant}; it has: {', '.join(self.classes)}")
         return {
             label: [(self.terms[i], float(score)) for i, score in zip(*best)]
             for label, best in zip(self.classes, self.core.top_features(k))
+            if not labels or label in labels
         }
 
     def explain(self, texts: Iterable[str], k: int = 10, *, log_proba: np.ndarray | None = None,
@@ -417,7 +441,19 @@ class Model:
     def load(cls, path: str | os.PathLike) -> Model:
         """Read a model file; refuse files that would run code, explain broken ones in one line."""
         payload = modelfile.load(os.fspath(path))
-        return cls.from_payload(payload, os.fspath(path))
+        model = cls.from_payload(payload, os.fspath(path))
+        model.source = os.fspath(path)
+        return model
+
+    @classmethod
+    def with_file_facts(cls, path: str | os.PathLike) -> tuple[Model, dict[str, Any]]:
+        """The model at ``path``, and what its file says of it (what ``nbtext info`` shows beside
+        the model): its size in bytes, and the nbtext version and model format that wrote it."""
+        payload = modelfile.load(os.fspath(path))
+        model = cls.from_payload(payload, os.fspath(path))
+        model.source = os.fspath(path)
+        return model, {"bytes": os.path.getsize(path), "nbtext_version": payload.get("nbtext_version"),
+                       "format_version": payload.get("format_version")}
 
     @classmethod
     def from_payload(cls, payload: Any, source: str = "model") -> Model:

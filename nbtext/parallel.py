@@ -19,10 +19,25 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from .analysis import Analyzer
+from .batches import (
+    BATCH_SIZE,
+    PROCESSES_AFTER_BYTES,
+    count_batches,
+    labelled,
+    read_ahead,
+)
+from .cores import available_cores
 from .counting import FrozenCounts
 from .errors import NbtextError
-from .readers import UNREAD, Document, FileBatch, MailBatch, ReadReport, documents_of
-from .batches import count_batches, labelled, read_ahead
+from .readers import (
+    UNREAD,
+    Document,
+    FileBatch,
+    MailBatch,
+    Reading,
+    ReadReport,
+    documents_of,
+)
 
 #: Batches waiting per worker: enough to keep every worker busy, few enough that memory stays
 #: flat when reading is faster than counting.
@@ -80,6 +95,29 @@ def count_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch]
         for _, part in sorted(reports, key=lambda numbered: numbered[0]):
             report.update(part)
     return merged
+
+
+def read_all(documents: Iterable[Document], jobs: int | None = None) -> list[Document]:
+    """Every document of ``documents``, held in memory (to cross-validate or hold some out).
+
+    Where they are a corpus's ``Reading`` and every DATA is a folder of files, the files are
+    read, and their mail parsed (most of the work), by ``jobs`` processes; where every DATA is
+    mbox files or maildirs, the messages are read here and parsed there. By default that is
+    every core once the corpus is ``PROCESSES_AFTER_BYTES`` or more; else, and for other data,
+    all is done here. A corpus's DATA that gave no document is then an error
+    (``LabelledCorpus.check_all_read``).
+    """
+    if not isinstance(documents, Reading):
+        return list(documents)
+    corpus = documents.corpus
+    if jobs is None:
+        jobs = available_cores() if (corpus.total_bytes or 0) > PROCESSES_AFTER_BYTES else 1
+    if jobs == 1 or not corpus.read_apart:
+        held = list(documents)
+    else:
+        held = read_in_processes(documents.batches(BATCH_SIZE), jobs, corpus.report)
+    corpus.check_all_read()
+    return held
 
 
 def read_in_processes(batches: Iterable[list[Document] | FileBatch | MailBatch], jobs: int,
@@ -229,7 +267,7 @@ class _Pool:
                     kind, payload = self.results.get(timeout=POLL_SECONDS)
                 except queue.Empty:
                     raise NbtextError(f"worker process {worker.name} stopped with exit code {worker.exitcode} "
-                                      "(killed for lack of memory? try fewer --jobs)") from None
+                                      "(killed for lack of memory? try fewer `jobs`)") from None
                 raise NbtextError(f"a worker process failed: {payload}" if kind == "error" else
                                   f"worker process {worker.name} stopped before its work was done")
 

@@ -102,8 +102,15 @@ def progress(total: int | None, description: str, *, unit: str = "bytes",
     if not sys.stderr.isatty() or (beside_answers and sys.stdout.isatty()):
         yield lambda n: None
         return
-    from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     if total is None and unit != "bytes":
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(f"{{task.completed:,.0f}} {unit}"),

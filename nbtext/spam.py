@@ -1,4 +1,4 @@
-"""Spam-filter mode: a calibrated spam score, cut-offs with an unsure band, learning from corrections.
+"""What a spam filter is: a calibrated spam score, and cut-offs with an unsure band.
 
 A filter model is an ordinary model whose settings name the spam class and carry what turns
 the Naive Bayes log-odds into a score a cut-off can be set on:
@@ -10,28 +10,25 @@ the Naive Bayes log-odds into a score a cut-off can be set on:
   the training ham would be called spam out of fold; the ham cut-off is 0.5, so "unsure" means
   "more likely spam than not, but not sure enough to risk a good message".
 
-Documents are counted once, per (class, fold); each fold's model is regrouped from those
-counts (exact, see ``counting.on_grid``), so cross-validation costs k model builds, not k
-trainings.
+``spam_training`` measures them; ``filtering`` gives messages their verdicts, ``learning``
+teaches a filter from corrections. This module is what the three share, and what ``nbtext
+filter`` loads to judge one message: it imports nothing that trains.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from .analysis import Analyzer
-from .calibration import fit_platt, log_odds, platt_scaled, sigmoid
+from .calibration import platt_scaled
 from .errors import DataError, ModelError
 from .model import Model
-from .readers import Document
 
-if TYPE_CHECKING:
-    from .tuning import Trial
-
+#: The class that makes mail a spam filter's training data unasked.
+SPAM_LABEL = "spam"
 #: The share of the training ham that may score above the spam cut-off out of fold.
 DEFAULT_FP_TARGET = 0.001
 DEFAULT_HAM_CUTOFF = 0.5
@@ -41,18 +38,6 @@ DEFAULT_HAM_CUTOFF = 0.5
 #: cannot see: an airline's newsletter, a list post with nothing but a signature; with
 #: cut-offs as low as 0.5 such messages were lost (README, "Side by side with bogofilter").
 MIN_SPAM_CUTOFF = 0.99
-DEFAULT_FOLDS = 5
-#: A filter's transforms and settings where the caller gave none. A filter is judged by how
-#: much spam it catches at a tiny false-positive rate, not by accuracy; there, unit length and
-#: IDF catch more spam for fewer lost messages than the plain-text defaults, and every term
-#: kept, even one seen in a single message, catches the next message of a spam run (README,
-#: "nbtext filter": benchmarks/spam.py under each).
-FILTER_WEIGHTING = {"tf": "log", "doc_norm": "l2"}
-FILTER_SETTINGS = {"alpha": 0.05, "idf": True, "min_df": 1}
-#: A filter's word tokens where the caller gave none: runs of two or more letters and digits,
-#: with which its settings and cut-offs were measured. The plain defaults' one-letter words
-#: were chosen for accuracy across the corpora, not for spam caught at a fixed false-positive rate.
-FILTER_TOKENS = "words"
 #: bogofilter's exit statuses, so that procmail and maildrop rules work unchanged.
 EXIT_SPAM, EXIT_HAM, EXIT_UNSURE = 0, 1, 2
 VERDICTS = ("Spam", "Ham", "Unsure")
@@ -78,8 +63,8 @@ class SpamFilter:
         if not stored:
             raise ModelError(
                 "this model is not a spam filter: nbtext train makes one of mail with a spam class (mbox files, "
-                "maildirs and .eml files are read as mail; other message files with --input-format email), or of "
-                "any data with --spam-label LABEL (nbtext tune and train --calibrate make plain models)"
+                "maildirs and .eml files are read as mail; other message files with `input_format` email), or of "
+                "any data with `spam_label` LABEL (tuned and calibrated models are plain ones)"
             )
         return cls(**stored)
 
@@ -180,76 +165,5 @@ def choose_cutoffs(scores: np.ndarray, is_spam: np.ndarray, fp_target: float = D
     # Above 1 (nothing is spam) only when a ham message scored 1.0: the data then allow no cut-off.
     spam_cutoff = max(spam_cutoff, min_spam_cutoff)
     return spam_cutoff, min(ham_cutoff, spam_cutoff)
-
-
-def train_filter(
-    documents: Iterable[Document],
-    *,
-    analyzer: Analyzer,
-    tf: str = FILTER_WEIGHTING["tf"],
-    doc_norm: str | None = FILTER_WEIGHTING["doc_norm"],
-    settings: dict[str, Any] | None = None,
-    summary: dict[str, Any] | None = None,
-    label: str = "spam",
-    folds: int = DEFAULT_FOLDS,
-    seed: int = 0,
-    fp_target: float = DEFAULT_FP_TARGET,
-    spam_cutoff: float | None = None,
-    ham_cutoff: float | None = None,
-) -> Model:
-    """A filter model trained on labelled ``documents`` (they are held in memory).
-
-    Equals ``training.train`` on the same documents, plus the spam settings: calibration and
-    cut-offs measured by stratified ``folds``-fold cross-validation; ``spam_cutoff`` and
-    ``ham_cutoff`` override the measured ones. ``tf``, ``doc_norm`` and any setting not given
-    take a filter's defaults (``FILTER_WEIGHTING``, ``FILTER_SETTINGS``).
-    """
-    from .training import finished
-    from .folds import labelled_for_folds, out_of_fold
-
-    settings = {**FILTER_SETTINGS, **(settings or {})}
-    documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
-    if label not in classes:
-        raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes)}")
-    total, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm, settings=settings,
-                                   folds=folds, seed=seed)
-    odds = log_odds(log_proba, classes.index(label))
-    is_spam = np.array(labels) == label
-    slope, intercept = fit_platt(odds, is_spam)
-    scores = sigmoid(slope * odds + intercept)
-    measured_filter = SpamFilter(label, *choose_cutoffs(scores, is_spam, fp_target), slope, intercept)
-    spam_filter = measured_filter.with_cutoffs(spam_cutoff, ham_cutoff)
-    judged = spam_filter.judged(scores, is_spam)
-    shares = {key: judged[key] for key in ("ham_false_positive_rate", "spam_recall", "unsure_share")}
-    spam_filter = replace(spam_filter, measured={"folds": folds, "seed": seed, "fp_target": fp_target, **shares})
-    model = Model(analyzer, total, {**settings, "spam": spam_filter.to_dict()}, summary)
-    return finished(model)
-
-
-def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, analyzer: Analyzer,
-                          label: str = "spam", progress: Callable[[int], None] | None = None,
-                          **options: Any) -> Trial:
-    """The ``tuning.Trial`` of ``k``-fold cross-validation of the filter ``train_filter`` gives
-    (``options`` are its): each fold is scored by the filter trained on the other folds,
-    calibration and all, as ``nbtext eval`` scores a filter."""
-    from .metrics import evaluate, right_answers
-    from .readers.document import labels_of
-    from .tuning import Trial
-    from .folds import stratified_folds
-
-    labels = labels_of(documents)
-    fold_of = stratified_folds(labels, k, seed)
-    trial = Trial({"spam_label": label}, folds=fold_of, right=np.zeros(len(labels), dtype=bool))
-    for f in range(k):
-        held = np.flatnonzero(fold_of == f)
-        model = train_filter([documents[i] for i in np.flatnonzero(fold_of != f)], analyzer=analyzer, label=label,
-                             seed=seed, **options)
-        log_proba = model.predict_log_proba([documents[i].text for i in held])
-        test_labels = [labels[i] for i in held]
-        trial.reports.append(evaluate(test_labels, log_proba, model.classes))
-        trial.right[held] = right_answers(test_labels, log_proba, model.classes)
-        if progress is not None:
-            progress(1)
-    return trial
 
 

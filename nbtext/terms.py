@@ -1,15 +1,19 @@
-"""A model's terms as it keeps them: one UTF-8 array, searched without being unpacked, so that a
-fresh process classifying one message does not turn a million terms into strings."""
+"""Terms: a vocabulary growing as documents are counted, and the counts of features looked up
+in one (``count_features``, the reference every faster path equals); and a model's terms as it
+keeps them: one UTF-8 array, searched without being unpacked, so that a fresh process
+classifying one message does not turn a million terms into strings."""
 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .checks import array_of, checked
+from .matrices import CountMatrix, count_matrix, run_starts
 
 
 class PackedTerms(Sequence):
@@ -112,3 +116,80 @@ def pack_terms(terms: Sequence[str]) -> np.ndarray:
     if joined.count("\n") != max(len(terms) - 1, 0):
         raise ValueError("a term contains a newline; it cannot be stored")
     return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+class GrowingVocabulary(dict):
+    """A term -> id dict that gives an unseen term the next id when it is looked up, so that
+    ``map(vocabulary.__getitem__, features)`` stays in C for every term already known.
+
+    >>> vocabulary = GrowingVocabulary()
+    >>> [vocabulary[t] for t in ["b", "a", "b"]], dict(vocabulary)
+    ([0, 1, 0], {'b': 0, 'a': 1})
+    """
+
+    def __missing__(self, term: str) -> int:
+        self[term] = index = len(self)
+        return index
+
+    def ids(self, terms: Sequence[str]) -> np.ndarray:
+        """``[self[t] for t in terms]`` for distinct ``terms``, at C speed when all are unseen.
+
+        >>> vocabulary = GrowingVocabulary(a=0)
+        >>> vocabulary.ids(["b", "c"]).tolist(), vocabulary.ids(["d", "a"]).tolist()
+        ([1, 2], [3, 0])
+        """
+        before = len(self)
+        ids = np.fromiter(map(self.setdefault, terms, itertools.count(before)), dtype=np.int64, count=len(terms))
+        if len(self) != before + len(terms):  # some were known: number the others again, with no gap
+            for term in [t for t, i in self.items() if i >= before]:
+                del self[term]
+            ids = np.fromiter(map(self.__getitem__, terms), dtype=np.int64, count=len(terms))
+        return ids
+
+    def sorted_terms(self) -> tuple[list[str], np.ndarray]:
+        """The terms in sorted order, and each column's position among them."""
+        terms, (position,) = sorted_union(list(self))
+        return terms, position
+
+
+def sorted_union(*sequences: Sequence[str]) -> tuple[list[str], list[np.ndarray]]:
+    """The distinct items of all ``sequences`` in sorted order, and for each sequence the
+    position there of each of its items. Sequences that are sorted already are merged in
+    linear time (Timsort takes each as one run).
+
+    >>> words, positions = sorted_union(["b", "c"], ["a", "c"])
+    >>> words, [p.tolist() for p in positions]
+    (['a', 'b', 'c'], [[1, 2], [0, 2]])
+    """
+    items = list(itertools.chain.from_iterable(sequences))
+    order = sorted(range(len(items)), key=items.__getitem__)
+    in_order = [items[i] for i in order]
+    first = run_starts(np.array(in_order, dtype=object))  # where each distinct item first appears
+    position = np.empty(len(items), dtype=np.int64)
+    position[order] = np.cumsum(first) - 1
+    cuts = np.cumsum([len(s) for s in sequences])[:-1]
+    return list(itertools.compress(in_order, first)), np.split(position, cuts)
+
+
+def count_features(
+    feature_lists: Sequence[Sequence[str]], vocabulary: Any, *, n_known: int | None = None
+) -> CountMatrix:
+    """Count each document's features against ``vocabulary``.
+
+    A ``GrowingVocabulary`` takes in unseen features (ids in order of first sight); any other
+    mapping only needs ``get``, and unseen features are ignored (``n_known`` gives its size
+    when it has no ``len``). The per-token work is C-level (``map``/``fromiter``), the
+    counting is one ``np.unique`` over (document, feature) keys.
+    """
+    n_docs = len(feature_lists)
+    lengths = np.fromiter(map(len, feature_lists), dtype=np.int64, count=n_docs)
+    flat = itertools.chain.from_iterable(feature_lists)
+    n_flat = int(lengths.sum())
+    rows = np.repeat(np.arange(n_docs), lengths)
+    if isinstance(vocabulary, GrowingVocabulary):
+        ids = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64, count=n_flat)
+    else:
+        ids = np.fromiter(map(vocabulary.get, flat, itertools.repeat(-1)), dtype=np.int64, count=n_flat)
+        known = ids >= 0
+        ids, rows = ids[known], rows[known]
+    return count_matrix(rows, ids, n_docs, len(vocabulary) if n_known is None else n_known)

@@ -7,21 +7,38 @@ and not with the corpus (held-out training and calibration hold them, to score t
 
 from __future__ import annotations
 
+import contextlib
+import os
+from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .analysis import Analyzer
-from .batches import BATCH_SIZE, count_batches, labelled, read_ahead, workers_start_after, batched
+from .batches import (
+    BATCH_SIZE,
+    batched,
+    count_batches,
+    labelled,
+    read_ahead,
+    workers_start_after,
+)
 from .calibration import fit_temperature, log_loss, reliability, tempered
 from .cores import available_cores
-from .counting import FrozenCounts
-from .errors import DataError
-from .model import Model, trained_texts
+from .counting import DF_CONFLICT, FrozenCounts
+from .errors import DataError, OptionsError
+from .folds import held_out, labelled_for_folds, out_of_fold
+from .metrics import evaluate, seen_by_text
+from .model import Model, trained_texts, with_texts
+from .modelfile import locked
+from .parallel import count_in_processes, read_all
 from .phrasing import plural
 from .readers import Document, Reading
+from .readers.corpus import LabelledCorpus
+from .readers.document import labels_of, text_digest
 
 
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
@@ -38,8 +55,6 @@ def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc
     if jobs == 1 or (jobs is None and available_cores() == 1):
         return count_batches(read_ahead(labelled(batch, None) for batch in batched(documents)), analyzer, tf=tf,
                              doc_norm=doc_norm)
-    from .parallel import count_in_processes
-
     if isinstance(documents, Reading):
         batches, report = documents.batches(BATCH_SIZE), documents.report
     else:
@@ -57,6 +72,14 @@ def default_tokens(analyzer: str) -> str:
     """The tokens nbtext's defaults give ``analyzer``: the defaults' own for words; for
     character n-grams, which find no words and refuse other tokens, the Analyzer's."""
     return DEFAULT_ANALYZER.tokens if analyzer == "word" else Analyzer.tokens
+
+
+def check_pruning(min_df: int | float | None, max_df: int | float | None) -> None:
+    """An OptionsError where ``max_df`` keeps fewer documents than ``min_df`` asks for whatever
+    the data: both counts, or both shares. Known before the data is read, so said before."""
+    if min_df is not None and max_df is not None and isinstance(min_df, int) == isinstance(max_df, int) \
+            and max_df < min_df:
+        raise OptionsError(DF_CONFLICT)
 
 
 def train(
@@ -86,12 +109,105 @@ def train(
     {'ham': 2, 'spam': 2}
     """
     analyzer = analyzer or DEFAULT_ANALYZER
+    documents, read_whole, read_from = _reading(documents)
     counts = count_all(documents, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
+    texts = read_whole()
     if not counts.classes:
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    return finished(Model(analyzer, counts, settings, summary))
+    model = finished(Model(analyzer, counts, settings, {**read_from, **(summary or {})}))
+    model.texts = texts
+    return model
+
+
+def _reading(documents: Iterable[Document]) -> tuple[Iterable[Document], Callable[[], np.ndarray], dict[str, Any]]:
+    """The documents to count; what, once they are counted, checks that a corpus's every DATA
+    gave a document (``LabelledCorpus.check_all_read``) and gives the digests of their texts
+    (``Model.texts``), which a corpus's report takes as it reads (its worker processes' too),
+    and which are made here for other documents as they pass; and what a model records of where
+    the documents came from (a corpus's ``summary``; nothing for others)."""
+    if isinstance(documents, LabelledCorpus):
+        documents = documents.read()
+    if isinstance(documents, Reading):
+        reading = documents
+
+        def read_whole() -> np.ndarray:
+            reading.corpus.check_all_read()  # before a model is made: it would lack a DATA named
+            return trained_texts(reading.report.texts)
+
+        return reading, read_whole, reading.corpus.summary
+    digests = array("Q")
+
+    def digested() -> Iterator[Document]:
+        for doc in documents:
+            if isinstance(doc, Document):  # else labels_of says what is wrong with it
+                digests.append(text_digest(doc.text))
+            yield doc
+
+    return digested(), lambda: trained_texts(digests), {}
+
+
+def held_documents(documents: Iterable[Document], jobs: int | None = None) -> tuple[list[Document], dict[str, Any]]:
+    """Every document, held in memory (``parallel.read_all``: a corpus's read by ``jobs``
+    processes where that pays), and what a model records of where they came from (a corpus's
+    ``summary``; nothing for other documents)."""
+    if isinstance(documents, LabelledCorpus):
+        documents = documents.read()
+    summary = documents.corpus.summary if isinstance(documents, Reading) else {}
+    return read_all(documents, jobs), summary
+
+
+def digests_of(documents: Iterable[Document]) -> np.ndarray:
+    """``Model.texts`` of a model trained on ``documents`` (held in memory): their texts' digests."""
+    return trained_texts([text_digest(doc.text) for doc in documents])
+
+
+def held_already(model: Model, digests: Iterable[int] | np.ndarray) -> int:
+    """How many of the documents of these text digests ``model`` was trained on already (the
+    same text), by the digests it keeps; 0 where it keeps none (a file from before them)."""
+    digests = np.asarray(list(digests) if not isinstance(digests, np.ndarray) else digests, dtype=np.uint64)
+    if model.texts is None or not len(digests):
+        return 0
+    return int(np.isin(digests, model.texts).sum())
+
+
+def train_held_out(documents: Iterable[Document], *, fraction: float, seed: int = 0,
+                   analyzer: Analyzer | None = None, tf: str = DEFAULT_TF, doc_norm: str | None = DEFAULT_DOC_NORM,
+                   settings: dict[str, Any] | None = None,
+                   summary: dict[str, Any] | None = None) -> tuple[Model, dict[str, Any]]:
+    """A model of all but a stratified ``fraction`` of ``documents``, and its evaluation on that
+    part (``metrics.evaluate``, with how many held-out texts the model was trained on a copy of,
+    and the accuracy on the others). The model's summary keeps the held-out score, and the
+    classes too small for their share to round to a document.
+
+    Examples
+    --------
+    >>> docs = [Document(f"cheap pills {i}", "spam", f"s{i}") for i in range(5)]
+    >>> docs += [Document(f"lunch at noon {i}", "ham", f"h{i}") for i in range(5)]
+    >>> model, report = train_held_out(docs, fraction=0.2)
+    >>> report["n_documents"], model.summary["documents"], model.summary["held_out"]["accuracy"]
+    (2, 8, 1.0)
+    """
+    documents, read_from = held_documents(documents)
+    summary = {**read_from, **(summary or {})}
+    mask = held_out(labels_of(documents), fraction, seed)
+    kept = [doc for doc, out in zip(documents, mask) if not out]
+    test = [doc for doc, out in zip(documents, mask) if out]
+    model = train(kept, analyzer=analyzer, settings=settings, summary=summary, tf=tf, doc_norm=doc_norm)
+    y_true, log_proba = labels_of(test), model.predict_log_proba([doc.text for doc in test])
+    report = evaluate(y_true, log_proba, model.classes)
+    # A held-out document with a copy among the kept ones scores as one the model learnt by heart.
+    digests = np.array([text_digest(doc.text) for doc in test], dtype=np.uint64)
+    report.update(seen_by_text(y_true, log_proba, model.classes, digests, model.texts))
+    tested = {doc.label for doc in test}
+    untested = {label: n for label, n in sorted(Counter(doc.label for doc in documents).items())
+                if label not in tested}
+    model.summary["held_out"] = {"fraction": fraction, "seed": seed, "accuracy": report["accuracy"],
+                                 "macro_f1": report["macro_f1"], "n_documents": report["n_documents"],
+                                 "untested": untested, "seen_in_training": report["seen_in_training"],
+                                 "unseen_accuracy": report["unseen_accuracy"]}
+    return model, report
 
 
 def finished(model: Model) -> Model:
@@ -106,7 +222,7 @@ def finished(model: Model) -> Model:
             terms = f"{len(df):,} {plural(len(df), 'term')}"
             raise DataError(f"no terms remain after pruning: the {terms} read are each in {int(df.min()):,} to "
                             f"{int(df.max()):,} of the {documents:,} {plural(documents, 'document')}; "
-                            "lower --min-df or raise --max-df")
+                            "lower `min_df` or raise `max_df`")
         raise DataError(f"no words to learn from in the {documents:,} {plural(documents, 'document')} read")
     model.summary = {
         **model.summary,
@@ -157,6 +273,98 @@ def with_counts(model: Model, change: FrozenCounts, *, settings: dict[str, Any] 
     return _rebuild(model, counts, settings)
 
 
+@dataclass
+class Update:
+    """What ``update_file`` did: the model it wrote, the model the documents were added to (the
+    file as it was under the lock), and how many of the documents that one held already."""
+
+    model: Model
+    before: Model
+    repeats: int
+
+
+def update_file(path: str, documents: Iterable[Document], *, base: Model | None = None, output: str | None = None,
+                settings: dict[str, Any] | None = None, jobs: int | None = 1) -> Update:
+    """Add labelled ``documents`` to the model file at ``path`` and write the result to
+    ``output`` (``path`` itself by default), as ``train --update`` does.
+
+    The documents are counted first, as ``base`` counts them (the file as loaded before them,
+    which gives how to read them: its analyzer, columns and input format); then, under the
+    model's lock, they are added to the file as it is by then, which a ``learn`` may have changed
+    meanwhile, and the result written atomically. So a long read holds no lock, and no other
+    writer's change is lost. ``settings`` given replace the model's (new pruning, say).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.joblib")
+    >>> train([Document("cheap pills", "spam", "1"), Document("lunch at noon", "ham", "2")]).save(path)
+    >>> update_file(path, [Document("cheap cash", "spam", "3")]).model.summary["documents"]
+    3
+    """
+    output = output or path
+    base = base or Model.load(path)
+    documents, texts, read_from = _reading(documents)
+    change = counts_for(base, documents, jobs=jobs)
+    added = texts()
+    with contextlib.ExitStack() as held:
+        current = base
+        if os.path.realpath(output) == os.path.realpath(path):
+            held.enter_context(locked(path))
+            current = Model.load(path)
+        model = with_counts(current, change, settings=settings)
+        model.summary["inputs"] = model.summary.get("inputs", []) + read_from.get("inputs", [])
+        model.texts = with_texts(current.texts, added)
+        model.save(output)
+    return Update(model, current, held_already(current, added))
+
+
+@dataclass
+class Merged:
+    """What ``merge_files`` made, and what to say of it: the classes some models lack (with the
+    paths of those that have them), the DATA two models were both trained on (two paths), and the
+    models trained with other settings than the merged model has (path, theirs, the merged one's)."""
+
+    model: Model
+    models: list[Model]
+    only_in: list[tuple[tuple[str, ...], list[str]]]
+    trained_twice: list[tuple[str, str, str]]
+    other_settings: list[tuple[str, dict[str, Any], dict[str, Any]]]
+
+
+def merge_files(paths: Sequence[str], output: str, *, settings: dict[str, Any] | None = None) -> Merged:
+    """The models at ``paths`` merged (``merge``) and written to ``output``, under its lock (it
+    may be one of them, which a ``learn`` must not change meanwhile); with what to say of the
+    merge: what ``Merged`` holds, each told, not refused (a folder filled afresh each day is
+    merge's use, and a Multinomial part merged into a Complement one adds up fine)."""
+    with locked(output):
+        models = [Model.load(path) for path in paths]
+        merged = merge(models, settings=settings)
+        merged.save(output)
+    only_in: dict[tuple[str, ...], list[str]] = {}
+    for label in merged.classes:  # a class folder named Spam/ in one part and spam/ in another, say
+        holders = tuple(path for path, model in zip(paths, models) if label in model.classes)
+        if len(holders) < len(paths):
+            only_in.setdefault(holders, []).append(label)
+    ordered = sorted(only_in.items(), key=lambda group: [list(paths).index(path) for path in group[0]])
+    trained_on: dict[str, str] = {}
+    twice = []
+    for path, model in zip(paths, models):
+        for data in model.summary.get("inputs", []):
+            if data in trained_on and data != "-":
+                twice.append((path, trained_on[data], data))
+            trained_on.setdefault(data, path)
+    # The first model's settings are the merged model's, but for the pruning given to merge.
+    chosen = {key: value for key, value in models[0].settings.items()
+              if key not in ("spam", "calibration") and key not in (settings or {})}
+    other = []
+    for path, model in zip(paths[1:], models[1:]):
+        differ = [key for key, value in chosen.items() if model.settings[key] != value]
+        if differ:
+            other.append((path, {key: model.settings[key] for key in differ}, {key: chosen[key] for key in differ}))
+    return Merged(merged, models, ordered, twice, other)
+
+
 def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Model:
     """One model from several trained on separate data with the same analyzer.
 
@@ -204,11 +412,9 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
     Its counts equal ``training.train``'s on the same documents; its predictions are the same,
     its probabilities tempered. The out-of-fold log loss and ECE before and after are kept.
     """
-    from .model import Model
-    from .training import finished
-    from .folds import labelled_for_folds, out_of_fold
-
-    documents, labels, classes = labelled_for_folds(documents, folds, "--calibrate")
+    documents, read_from = held_documents(documents)
+    summary = {**read_from, **(summary or {})}
+    documents, labels, classes = labelled_for_folds(documents, folds, "`calibrate`")
     counts, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm,
                                     settings=settings, folds=folds, seed=seed)
     number = {label: i for i, label in enumerate(classes)}
@@ -220,4 +426,6 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
         "log_loss": {"before": log_loss(log_proba, truth), "after": log_loss(calibrated, truth)},
         "ece": {"before": reliability(log_proba, truth)["ece"], "after": reliability(calibrated, truth)["ece"]},
     }
-    return finished(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary))
+    model = finished(Model(analyzer, counts, {**(settings or {}), "calibration": calibration}, summary))
+    model.texts = digests_of(documents)
+    return model

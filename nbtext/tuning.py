@@ -32,7 +32,13 @@ from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
 from .readers.document import labels_of
 from .readers.files import is_pipe
-from .training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, default_tokens, train
+from .training import (
+    DEFAULT_ANALYZER,
+    DEFAULT_DOC_NORM,
+    DEFAULT_TF,
+    default_tokens,
+    train,
+)
 from .vectorizing import supports
 
 #: The settings that say how text becomes features.
@@ -341,3 +347,35 @@ def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, bas
     return train(documents, analyzer=analyzer, settings=settings, summary=summary, **weighting)
 
 
+
+
+@dataclass
+class Tuned:
+    """What ``tune`` found: every setting's trial, best first, and the best one's model."""
+
+    trials: list[Trial]
+    model: Model
+
+
+def tune(documents: Sequence[Document], candidates: Sequence[dict[str, Any]], *, k: int = DEFAULT_FOLDS,
+         seed: int = 0, base_analyzer: Analyzer | None = None, metric: str = "accuracy",
+         summary: dict[str, Any] | None = None, progress: Callable[[int], None] | None = None) -> Tuned:
+    """Score each of ``candidates`` (``expand``'s) by stratified ``k``-fold cross-validation of
+    ``documents`` (``cross_validate``), rank them, and train the best on all of ``documents``:
+    ``nbtext tune``. The model's summary keeps its score (``tuned``); ``progress`` is called
+    with 1 as each candidate's fold is scored.
+
+    Examples
+    --------
+    >>> docs = [Document(f"cheap pills {i}", "spam", f"s{i}") for i in range(6)]
+    >>> docs += [Document(f"lunch at noon {i}", "ham", f"h{i}") for i in range(6)]
+    >>> tuned = tune(docs, expand({"alpha": [0.1, 1.0]}))
+    >>> len(tuned.trials), tuned.model.summary["tuned"]["accuracy"]
+    (2, 1.0)
+    """
+    trials = rank(cross_validate(documents, candidates, k=k, seed=seed, base_analyzer=base_analyzer, metric=metric,
+                                 progress=progress))
+    best = trials[0]
+    scored = {"tuned": {"cv": k, "seed": seed, metric: best.mean, "std": best.std}}
+    model = train_setting(documents, best.settings, base_analyzer=base_analyzer, summary={**(summary or {}), **scored})
+    return Tuned(trials, model)

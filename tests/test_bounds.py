@@ -117,7 +117,7 @@ def test_a_table_row_past_the_cap_is_an_error_naming_its_line(tmp_path):
                                          ("1MiB", 1 << 20), ("1MB", 10**6), ("1.5M", 3 << 19)])
 def test_a_size_is_read_as_head_reads_one(given, size, model):
     assert run(["predict", model, "--max-document-size", given], input="refund\n").exit_code == 0
-    from nbtext.cli import ByteSize
+    from nbtext.cli.options import ByteSize
 
     assert ByteSize().convert(given, None, None) == size
 

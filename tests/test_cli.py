@@ -12,9 +12,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import click
 import pytest
 
-from nbtext.cli import BLAS_THREAD_VARIABLES, cli
+from nbtext.cli import cli
+from nbtext.cli.process import BLAS_THREAD_VARIABLES
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
@@ -172,7 +174,7 @@ def test_a_class_named_in_another_unicode_form_is_pointed_out(tmp_path):
 def test_predict_stdin_lines(tickets_model):
     result = run(["predict", tickets_model], input="my parcel never arrived\nthe app crashes on login\n")
     assert result.stdout == "shipping\ntechnical\n"
-    result = run(["predict", tickets_model, "-", "--proba", "--top-k", "2"], input="charged twice\n")
+    result = run(["predict", tickets_model, "-", "--proba", "--top", "2"], input="charged twice\n")
     label, p, second, q = result.stdout.rstrip("\n").split("\t")
     assert (label, second) == ("billing", "shipping") and float(p) > 0.9 > float(q)
 
@@ -235,7 +237,7 @@ def test_predict_files_and_folders_in_order(tickets_model):
 
 
 def test_predict_jsonl(tickets_model):
-    result = run(["predict", tickets_model, "--format", "jsonl", "--proba", "--top-k", "3"], input="app crash\n\n")
+    result = run(["predict", tickets_model, "--format", "jsonl", "--proba", "--top", "3"], input="app crash\n\n")
     first, empty = (json.loads(line) for line in result.stdout.splitlines())
     assert first["line"] == 1 and first["label"] == "technical" and len(first["top"]) == 3
     assert sum(t["proba"] for t in first["top"]) == pytest.approx(1.0)
@@ -243,16 +245,16 @@ def test_predict_jsonl(tickets_model):
     assert result.stderr == ("read 2 documents\n1 empty (no words to go by: Complement NB gives every class the same "
                              "probability)\n")
     # more than there are: every class, and stderr says why the lines are short of K
-    result = run(["predict", tickets_model, "--format", "jsonl", "--top-k", "5"], input="app crash\n")
+    result = run(["predict", tickets_model, "--format", "jsonl", "--top", "5"], input="app crash\n")
     assert [t["label"] for t in json.loads(result.stdout)["top"]] == ["technical", "shipping", "billing"]
-    assert result.stderr == "--top-k 5: the model has 3 classes, so each answer gives all 3\n"
+    assert result.stderr == "--top 5: the model has 3 classes, so each answer gives all 3\n"
 
 
 def test_the_library_gives_the_probabilities_predict_prints(tickets_model):
     """``Model.predict_proba``, which a scikit-learn user reaches for first, is what
     ``nbtext predict --proba`` prints, to the bit (JSON keeps every digit)."""
     texts = ["app crash", "charged twice", "my parcel never arrived", ""]
-    printed = run(["predict", tickets_model, "--format", "jsonl", "--proba", "--top-k", "3"],
+    printed = run(["predict", tickets_model, "--format", "jsonl", "--proba", "--top", "3"],
                   input="\n".join(texts) + "\n").stdout.splitlines()
     model = Model.load(tickets_model)
     proba = model.predict_proba(texts)
@@ -279,7 +281,7 @@ def test_the_report_says_what_an_empty_document_is_answered(tmp_path, variant, p
         shutil.copy(path, tmp_path / "train" / "shipping")
     model = tmp_path / "m.joblib"
     run(["train", tmp_path / "train", "--variant", variant, "-o", model])
-    result = run(["predict", model, "--format", "jsonl", "--proba", "--top-k", "2"], input="\nqqzx zzqx\n")
+    result = run(["predict", model, "--format", "jsonl", "--proba", "--top", "2"], input="\nqqzx zzqx\n")
     empty, unknown = ({t["label"]: t["proba"] for t in json.loads(line)["top"]} for line in result.stdout.splitlines())
     assert empty == pytest.approx(unknown, abs=1e-12)
     if priors is not None:
@@ -324,17 +326,17 @@ def test_a_name_with_a_tab_or_newline_keeps_its_line_and_columns(tmp_path):
     inbox.mkdir()
     for name in ["a\tb.txt", "c\nd.txt", "e\rf.txt"]:
         (inbox / name).write_text("I was charged twice for my invoice\n")
-    lines = run(["predict", tmp_path / "m", inbox, "--top-k", "2"]).stdout.splitlines()
+    lines = run(["predict", tmp_path / "m", inbox, "--top", "2"]).stdout.splitlines()
     folder = str(inbox).replace("\\", "\\\\")
     assert lines == [f"{folder}/{name}\tbilling\\tEU\tshipping" for name in ["a\\tb.txt", "c\\nd.txt", "e\\rf.txt"]]
     jsonl = run(["predict", tmp_path / "m", inbox / "a\tb.txt", "--format", "jsonl"]).stdout
     assert json.loads(jsonl) == {"path": str(inbox / "a\tb.txt"), "label": "billing\tEU"}  # JSON keeps them as they are
-    tsv = run(["inspect-top-words", tmp_path / "m", "-k", "2", "--format", "tsv"]).stdout
+    tsv = run(["inspect-top-words", tmp_path / "m", "--top", "2", "--format", "tsv"]).stdout
     assert [line.split("\t")[:2] for line in tsv.splitlines()] == [["billing\\tEU", "1"], ["billing\\tEU", "2"],
                                                                   ["shipping", "1"], ["shipping", "2"]]
     # The tables too: rich turned the tab into spaces, and wrapped the confusion matrix's column
     # name onto two lines.
-    table = run(["inspect-top-words", tmp_path / "m", "-k", "1", "--format", "table"]).stdout.splitlines()
+    table = run(["inspect-top-words", tmp_path / "m", "--top", "1", "--format", "table"]).stdout.splitlines()
     assert [line.split()[:2] for line in table[1:]] == [["billing\\tEU", "1"], ["shipping", "1"]]
     report = run(["eval", tmp_path / "m", tmp_path / "train"]).stdout.splitlines()
     at = report.index("confusion matrix")
@@ -351,7 +353,7 @@ def test_read_report_counts_in_words(tickets_model):
 
 
 def test_inspect_top_words(tickets_model):
-    tsv = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "tsv", "--class", "shipping"]).stdout
+    tsv = run(["inspect-top-words", tickets_model, "--top", "3", "--format", "tsv", "--class", "shipping"]).stdout
     rows = [line.split("\t") for line in tsv.splitlines()]
     assert [r[:2] for r in rows] == [["shipping", "1"], ["shipping", "2"], ["shipping", "3"]]
     shipping_words = {"parcel", "delivery", "courier", "express", "friday", "depot", "pick", "tracking",
@@ -366,15 +368,15 @@ def test_top_words_are_a_table_on_a_terminal_and_tsv_in_a_pipe(tickets_model):
     """`nbtext inspect-top-words m | cut -f3` worked only with --format tsv: piped, the table's
     columns, aligned with spaces, split inside each bigram ("and stop"). With no --format a
     pipe now gets TSV, and a person at a terminal still gets the table."""
-    piped = nbtext_process("inspect-top-words", tickets_model, "-k", "3", stdout=subprocess.PIPE, text=True)
+    piped = nbtext_process("inspect-top-words", tickets_model, "--top", "3", stdout=subprocess.PIPE, text=True)
     rows = piped.communicate()[0]
     assert piped.returncode == 0
-    assert rows == run(["inspect-top-words", tickets_model, "-k", "3", "--format", "tsv"]).stdout
+    assert rows == run(["inspect-top-words", tickets_model, "--top", "3", "--format", "tsv"]).stdout
     assert rows.splitlines()[0] == "billing\t1\tand stop\t3.938584"
-    table = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "table"]).stdout
+    table = run(["inspect-top-words", tickets_model, "--top", "3", "--format", "table"]).stdout
     assert table.splitlines()[1].split() == ["billing", "1", "and", "stop", "3.939"]
     # the same table, though only into a file or pipe do its lines end without rich's padding
-    assert [line.rstrip(" ") for line in on_a_terminal("inspect-top-words", tickets_model, "-k", "3").splitlines()] \
+    assert [line.rstrip(" ") for line in on_a_terminal("inspect-top-words", tickets_model, "--top", "3").splitlines()] \
         == table.splitlines()
     assert not any(line.endswith(" ") for line in table.splitlines())
 
@@ -407,7 +409,7 @@ def test_cross_validation_and_tune_show_their_progress_on_a_terminal(tmp_path):
 @pytest.mark.parametrize("variant", ["bernoulli", "complement"])
 def test_top_words_of_other_variants_are_class_words(tmp_path, variant):
     run(["train", TICKETS / "train", "-o", tmp_path / "m", "--variant", variant])
-    top = json.loads(run(["inspect-top-words", tmp_path / "m", "-k", "5", "--format", "json"]).stdout)
+    top = json.loads(run(["inspect-top-words", tmp_path / "m", "--top", "5", "--format", "json"]).stdout)
     assert {"invoice", "refund", "charged", "receipt", "discount", "cancel", "charge", "payment", "vat",
             "monthly", "stop", "want", "price", "bank"} & {w["word"] for w in top["billing"]}
     assert not {"the", "and", "my", "is", "to"} & {w["word"] for words in top.values() for w in words}
@@ -615,7 +617,7 @@ def test_inspect_unknown_class(tickets_model):
 
 def test_every_command_has_help_with_an_example_and_is_in_readme():
     readme = (REPO / "README.md").read_text()
-    for name in cli.commands:
+    for name in cli.list_commands(click.Context(cli)):
         help_text = run([name, "-h"]).stdout
         assert "Example:" in help_text and f"nbtext {name} " in help_text, name
         assert f"## `nbtext {name}`" in readme, f"README has no section for {name}"
@@ -1048,7 +1050,7 @@ def test_terms_holding_lone_surrogates_print_as_bytes_or_escapes(tmp_path):
     train(documents, analyzer=Analyzer(analyzer="char_wb", ngram_range=(3, 3))).save(tmp_path / "m.joblib")
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     done = subprocess.run([sys.executable, "-m", "nbtext", "inspect-top-words", tmp_path / "m.joblib", "--class",
-                           "billing", "-k", "5"], env=env, capture_output=True)
+                           "billing", "--top", "5"], env=env, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert [line.split(b"\t")[2] for line in done.stdout.splitlines()] == [  # the same score: in term order
         b" \\ud800x", b"af\xe9", b"caf", b"f\xe9 ", b"\\ud800x "]
@@ -1100,11 +1102,11 @@ def test_version_says_which_compiled_parts_were_built(monkeypatch):
     from nbtext import matrices
     from nbtext.vectorizing import scanner as compiled
 
-    if compiled.wordscan is not None and matrices._sparsedot is not None:
+    if compiled.wordscan is not None and matrices.sparsedot is not None:
         assert run(["--version"]).stdout.splitlines()[1] == "compiled word scanner: yes, scorer: yes"
     monkeypatch.setattr(compiled, "wordscan", None)  # as an install without a compiler has it
     assert run(["--version"]).stdout.splitlines()[1] == (
-        f"compiled word scanner: no, scorer: {'yes' if matrices._sparsedot is not None else 'no'} (installed "
+        f"compiled word scanner: no, scorer: {'yes' if matrices.sparsedot is not None else 'no'} (installed "
         "without a C compiler: numpy does that work, with the same results, more slowly)")
 
 
@@ -1389,7 +1391,7 @@ def test_a_document_frequency_is_a_count_when_whole_and_a_share_otherwise(tmp_pa
 def test_tune_help_names_every_key_a_grid_may_hold():
     from nbtext.tuning import GRID_KEYS
 
-    grid_option = next(p for p in cli.commands["tune"].params if p.name == "grid")
+    grid_option = next(p for p in cli.get_command(click.Context(cli), "tune").params if p.name == "grid")
     named = grid_option.help.partition("Keys: ")[2].partition(" (")[0]
     assert sorted(named.split(", ")) == sorted(GRID_KEYS)
 
@@ -1405,7 +1407,7 @@ def test_the_leaderboard_shows_settings_as_options_train_takes(flags):
                "tokens": "joined", "tf": "binary", "doc_norm": None, "idf": flags, "norm": flags, "min_df": 2,
                "max_df": 0.5, "fit_prior": flags}
     assert set(setting) == GRID_KEYS
-    train = cli.commands["train"].make_context("train", ["DATA", "-o", "m", *describe(setting).split()])
+    train = cli.get_command(click.Context(cli), "train").make_context("train", ["DATA", "-o", "m", *describe(setting).split()])
     assert {key: train.params[key] for key in setting} == {**setting, "doc_norm": "none"}  # train spells it none
 
 
@@ -1431,8 +1433,8 @@ def test_char_ngrams_train_tune_and_show_as_written(tmp_path):
     run(["train", TICKETS / "train", "-o", tmp_path / "c", "--char-ngrams", "3,4"])
     model = Model.load(tmp_path / "c")
     assert model.analyzer.char_ngrams == (3, 4)
-    shown = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing", "--format", "table"]).stdout
-    rows = run(["inspect-top-words", tmp_path / "c", "-k", "40", "--class", "billing", "--format", "tsv"]).stdout
+    shown = run(["inspect-top-words", tmp_path / "c", "--top", "40", "--class", "billing", "--format", "table"]).stdout
+    rows = run(["inspect-top-words", tmp_path / "c", "--top", "40", "--class", "billing", "--format", "tsv"]).stdout
     features = [row.split("\t")[2] for row in rows.splitlines()]
     assert any(feature.startswith("[") and " " not in feature for feature in features)  # e.g. [ant]
     assert all(feature in shown for feature in features)  # every one, brackets and all, in the table
@@ -1458,10 +1460,10 @@ def test_joined_tokens_keep_news_names_whole_and_lift_20news(tmp_path):
     assert scores == {"words": ["accuracy", "0.8567"], "joined": ["accuracy", "0.8640"]}
     joined = Model.load(tmp_path / "joined")
     assert joined.analyzer.tokens == "joined" and joined._table_possible  # predicts by the word table
-    rows = run(["inspect-top-words", tmp_path / "joined", "--class", "comp.windows.x", "-k", "30",
+    rows = run(["inspect-top-words", tmp_path / "joined", "--class", "comp.windows.x", "--top", "30",
                 "--format", "tsv"]).stdout.splitlines()
     assert {"comp.windows.x", "xpert@expo.lcs.mit.edu"} <= {row.split("\t")[2] for row in rows}
-    words_rows = run(["inspect-top-words", tmp_path / "words", "--class", "comp.windows.x", "-k", "30",
+    words_rows = run(["inspect-top-words", tmp_path / "words", "--class", "comp.windows.x", "--top", "30",
                       "--format", "tsv"]).stdout.splitlines()
     assert not any("." in row.split("\t")[2] for row in words_rows)
     refused = run(["train", "--update", tmp_path / "joined", news / "test", "--tokens", "words"], expect=2)
@@ -1491,13 +1493,13 @@ def test_marks_are_tokens_as_scikit_learn_counts_them_and_raise_spam(tmp_path):
     vectorizer = CountVectorizer(token_pattern=r"(?u)\w+|[^\w\s]")
     oracle = MultinomialNB().fit(vectorizer.fit_transform([d.text for d in train]), [d.label for d in train])
     expected = oracle.predict_proba(vectorizer.transform([d.text for d in test]))[:, 1]
-    answers = run(["predict", tmp_path / "m", parts / "part2", "--proba", "--top-k", "2"]).stdout.splitlines()
+    answers = run(["predict", tmp_path / "m", parts / "part2", "--proba", "--top", "2"]).stdout.splitlines()
     spam = [float(dict(zip(fields[1::2], fields[2::2]))["spam"]) for fields in (line.split("\t") for line in answers)]
     np.testing.assert_allclose(spam, expected, atol=1e-6)  # six decimals printed
-    assert run(["predict", tmp_path / "m", parts / "part2", "--proba", "--top-k", "2", "--jobs", "2"]).stdout == \
+    assert run(["predict", tmp_path / "m", parts / "part2", "--proba", "--top", "2", "--jobs", "2"]).stdout == \
         "\n".join(answers) + "\n"
     run(["train", parts / "part1", "-o", tmp_path / "d", "--tokens", "marks"])  # the defaults' uni+bigrams
-    top = run(["inspect-top-words", tmp_path / "d", "--class", "spam", "-k", "4", "--format", "tsv"]).stdout
+    top = run(["inspect-top-words", tmp_path / "d", "--class", "spam", "--top", "4", "--format", "tsv"]).stdout
     assert [row.split("\t")[2] for row in top.splitlines()] == ["remove", "only $", "! you", "$ 5"]
     board = run(["tune", parts / "part1", "-o", tmp_path / "t", "--grid",
                  '{"tokens": ["words", "marks"], "alpha": [0.3]}', "--cv", "3"]).stdout.splitlines()
@@ -1710,3 +1712,28 @@ def test_a_model_of_bigrams_alone_predicts_a_stream(tmp_path):
     plain = model.core.predict_log_proba(model.vectorize_features([model.analyzer(t) for t in lines]))
     assert done.returncode == 0 and len(lines) == 120
     assert done.stdout.splitlines() == [model.classes[i] for i in plain.argmax(axis=1)]
+
+
+def test_one_vocabulary_and_the_old_spellings_kept_for_a_release(tickets_model):
+    """"How many" is --top in every command, and info's text format is table, as everywhere
+    else; the old spellings give the same output, with one line on stderr saying what to use."""
+    renamed = "nbtext: {old} is now {new}; {old} will stop working in nbtext 0.3.0\n"
+    new = run(["predict", tickets_model, "--top", "2", "--proba"], input="charged twice\n")
+    old = run(["predict", tickets_model, "--top-k", "2", "--proba"], input="charged twice\n")
+    assert old.stdout == new.stdout and len(new.stdout.split("\t")) == 4
+    assert old.stderr == renamed.format(old="--top-k", new="--top") + new.stderr
+    new = run(["inspect-top-words", tickets_model, "--top", "3", "--format", "tsv"])
+    old = run(["inspect-top-words", tickets_model, "-k", "3", "--format", "tsv"])
+    assert old.stdout == new.stdout and len(new.stdout.splitlines()) == 9
+    assert old.stderr == renamed.format(old="-k", new="--top")
+    new = run(["info", tickets_model, "--format", "table"])
+    old = run(["info", tickets_model, "--format", "text"])
+    assert old.stdout == new.stdout and new.stdout.startswith(f"{tickets_model}: complement Naive Bayes")
+    assert old.stderr == renamed.format(old="--format text", new="--format table")
+    for command in ("predict", "inspect-top-words", "tune"):
+        shown = run([command, "-h"]).stdout
+        assert "--top N" in shown and "--top-k" not in shown and "-k," not in shown, command
+    formats = {command: run([command, "-h"]).stdout.split("--format [", 1)[1].split("]", 1)[0]
+               for command in ("eval", "info", "predict", "tune", "inspect-top-words")}
+    assert formats == {"eval": "table|json", "info": "table|json", "predict": "tsv|jsonl", "tune": "table|tsv|json",
+                       "inspect-top-words": "table|tsv|json"}

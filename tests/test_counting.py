@@ -12,11 +12,11 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from nbtext import matrices
 from nbtext.analysis import Analyzer, load_stop_words
-from nbtext.counting import ClassCounts, GrowingVocabulary, count_features
-from nbtext.matrices import CountMatrix
-from nbtext.matrices import ColumnBlocks
+from nbtext.counting import ClassCounts
 from nbtext.errors import DataError
+from nbtext.matrices import ColumnBlocks, CountMatrix
 from nbtext.readers import LabelledCorpus
+from nbtext.terms import GrowingVocabulary, count_features
 
 from .conftest import corpus_path, needs_compiled
 
@@ -136,7 +136,7 @@ def test_pruning_equals_count_vectorizer(mixed_documents):
     n_docs = len(texts)
     assert len(frozen.keep_terms(min_df=n_docs + 1)) == 0  # more than there are: none, as in scikit-learn
     assert len(frozen.keep_terms(min_df=n_docs + 1, max_df=n_docs + 5)) == 0  # refuses only for max_df's sake
-    with pytest.raises(DataError, match="--max-df keeps fewer documents than --min-df"):
+    with pytest.raises(DataError, match="max_df keeps fewer documents than min_df"):
         frozen.keep_terms(min_df=5, max_df=3)
     every = CountVectorizer().fit(texts)
     assert frozen.terms == every.get_feature_names_out().tolist()
@@ -217,15 +217,15 @@ def test_dot_equals_dense_product_across_blocks_and_empty_rows(rows, block, k):
         for column, count in entries:
             dense[i, column] = count
     weights = np.random.default_rng(len(rows)).normal(size=(k, 7))
-    for compiled in {matrices._sparsedot, None}:
+    for compiled in {matrices.sparsedot, None}:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(matrices, "_sparsedot", compiled)
+            patch.setattr(matrices, "sparsedot", compiled)
             patch.setattr(matrices, "DOT_BLOCK", block)  # blocks of a few values: many block edges
             product = CountMatrix.coerce(dense).dot_by_feature(weights.T)
         np.testing.assert_allclose(product, dense @ weights.T, atol=1e-12)
 
 
-@needs_compiled(matrices._sparsedot, "sparse product")
+@needs_compiled(matrices.sparsedot, "sparse product")
 @settings(max_examples=60, deadline=None)
 @given(rows=st.lists(st.lists(st.tuples(st.integers(0, 9), st.sampled_from([1.0, 2.0, 0.5, -1.0, 3e-300])),
                               max_size=8), max_size=30),
@@ -249,7 +249,7 @@ def test_a_product_by_blocks_of_columns_is_the_whole_product_to_the_bit(rows, we
     np.testing.assert_array_equal(product.view(np.int64), expected.view(np.int64))
 
 
-@needs_compiled(matrices._sparsedot, "sparse product")
+@needs_compiled(matrices.sparsedot, "sparse product")
 def test_a_matrix_whose_rows_are_out_of_column_order_is_not_taken_by_blocks():
     """By blocks, a row's values would be added in column order, not in theirs: other bits."""
     matrix = CountMatrix(np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]), 3)
@@ -259,28 +259,28 @@ def test_a_matrix_whose_rows_are_out_of_column_order_is_not_taken_by_blocks():
     assert ColumnBlocks.of(swapped.in_column_order(), 2) is not None
 
 
-@needs_compiled(matrices._sparsedot, "sparse product")
+@needs_compiled(matrices.sparsedot, "sparse product")
 def test_the_compiled_product_checks_what_it_reads():
     """Called with a column outside the weights, or rows past the values, it raises, not reads."""
     matrix = CountMatrix.coerce(np.array([[0, 2, 0], [1, 0, 3]]))
     weights, out = np.ones((3, 2)), np.zeros((2, 2))
-    matrices._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out)
+    matrices.sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out)
     assert out.tolist() == [[2.0, 2.0], [4.0, 4.0]]
     with pytest.raises(IndexError, match="column 2, outside 2 features"):
-        matrices._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights[:2], 2, out)
+        matrices.sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights[:2], 2, out)
     with pytest.raises(ValueError, match="wrong size"):
-        matrices._sparsedot.dot(matrix.indptr + 1, matrix.indices, matrix.data, weights, 2, out)
+        matrices.sparsedot.dot(matrix.indptr + 1, matrix.indices, matrix.data, weights, 2, out)
     with pytest.raises(ValueError, match="wrong size"):
-        matrices._sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out[:1])
+        matrices.sparsedot.dot(matrix.indptr, matrix.indices, matrix.data, weights, 2, out[:1])
     runs = [np.array(a, dtype=np.int64) for a in ([0, 1, 1], [0, 1, 2], [1, 2, 3])]
     started = np.zeros(2, dtype=np.uint8)
-    matrices._sparsedot.dot_runs(*runs, matrix.indices, matrix.data, weights, 2, out, started)
+    matrices.sparsedot.dot_runs(*runs, matrix.indices, matrix.data, weights, 2, out, started)
     assert out.tolist() == [[2.0, 2.0], [4.0, 4.0]] and started.tolist() == [1, 1]
     for bad_runs, bad_weights in [((runs[0] + 1, *runs[1:]), weights),  # a document past out
                                   ((runs[0], runs[1], runs[2] + 1), weights),  # a run past the values
                                   (runs, weights[:2])]:  # column 2 outside two weight rows
         with pytest.raises(ValueError, match="out of range"):
-            matrices._sparsedot.dot_runs(*bad_runs, matrix.indices, matrix.data, bad_weights, 2, out, started)
+            matrices.sparsedot.dot_runs(*bad_runs, matrix.indices, matrix.data, bad_weights, 2, out, started)
 
 
 def test_stop_words_from_a_file(tmp_path):

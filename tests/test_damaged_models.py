@@ -43,10 +43,10 @@ def commands(model: Path, original: Path, scratch: Path) -> list[tuple[list, int
     copied = scratch / "copy.joblib"
     shutil.copyfile(model, copied)
     return [
-        (["predict", model, "--proba", "--top-k", "2"], EXIT_DATA_ERROR),
+        (["predict", model, "--proba", "--top", "2"], EXIT_DATA_ERROR),
         (["eval", model, TICKETS / "test"], EXIT_DATA_ERROR),
         (["info", model, "--format", "json"], EXIT_DATA_ERROR),
-        (["inspect-top-words", model, "-k", "3"], EXIT_DATA_ERROR),
+        (["inspect-top-words", model, "--top", "3"], EXIT_DATA_ERROR),
         (["filter", model, MESSAGE], EXIT_FILTER_ERROR),
         (["learn", copied, "--spam", MESSAGE], EXIT_DATA_ERROR),
         (["train", TICKETS / "test", "--update", copied, "-o", scratch / "updated.joblib"], EXIT_DATA_ERROR),
@@ -61,7 +61,7 @@ SAID = ("damaged nbtext model", "not an nbtext model file", "written by an early
 
 
 def answers(model: Path) -> str:
-    return run(["predict", model, "--proba", "--top-k", "2"], input=LINES).stdout
+    return run(["predict", model, "--proba", "--top", "2"], input=LINES).stdout
 
 
 def run_all(model: Path, original: Path, scratch: Path) -> dict[str, int]:
@@ -94,7 +94,7 @@ def test_a_flipped_bit_anywhere_is_found_or_changes_nothing(originals, name, tmp
         damaged[position] ^= 1 << rng.randrange(8)
         path = tmp_path / f"flip-{position}.joblib"
         path.write_bytes(bytes(damaged))
-        result = run(["predict", path, "--proba", "--top-k", "2"], input=LINES, expect=None)
+        result = run(["predict", path, "--proba", "--top", "2"], input=LINES, expect=None)
         if result.exit_code == 0:
             assert result.stdout == expected, f"a flip at byte {position} changed the answers"
         else:

@@ -38,8 +38,8 @@ def test_the_answers_stay_and_the_words_explained_are_the_documents_own(ticket_l
     hashed model's buckets named by the line's words in them), weightiest first."""
     path = GOLDEN / f"{name}.joblib"
     model = Model.load(path)
-    plain = run(["predict", path, "--proba", "--top-k", "2"], input=ticket_lines).stdout.splitlines()
-    explained = run(["predict", path, "--proba", "--top-k", "2", "--explain", "4"], input=ticket_lines).stdout
+    plain = run(["predict", path, "--proba", "--top", "2"], input=ticket_lines).stdout.splitlines()
+    explained = run(["predict", path, "--proba", "--top", "2", "--explain", "4"], input=ticket_lines).stdout
     lines = ticket_lines.splitlines()
     assert len(explained.splitlines()) == len(plain) == len(lines) == 327
     analyzer = dataclasses.replace(model.analyzer, hash_features=None)
@@ -63,7 +63,7 @@ def test_the_weights_of_every_word_add_up_to_the_odds_printed(sms_model):
     path, texts = sms_model
     model = Model.load(path)
     empty = model.empty_log_proba
-    records = [json.loads(line) for line in run(["predict", path, "--format", "jsonl", "--proba", "--top-k", "2",
+    records = [json.loads(line) for line in run(["predict", path, "--format", "jsonl", "--proba", "--top", "2",
                                                  "--explain", "1000"], input=texts).stdout.splitlines()]
     assert len(records) == 3902
     checked = 0

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from nbtext.cli.flags import flag_of
 from nbtext.analysis import Analyzer
 from nbtext.model import Model
 from nbtext.readers import LabelledCorpus, ReadReport, iter_unlabelled
@@ -417,14 +418,15 @@ def test_message_files_read_as_mbox_are_skipped_whole_and_counted(mail_layouts, 
 
 def test_mbox_files_read_whole_are_said_to_hold_several_messages(mail_layouts):
     """A folder of mbox files read as plain files (`--input-format folder`) makes each mbox of
-    150 messages one document, as asked, and the report says so and names the option that
-    reads each message."""
+    150 messages one document, as asked, and the report says so and names the parameter that
+    reads each message (the command line, its option)."""
     corpus = LabelledCorpus([str(mail_layouts / "mbox")], input_format="folder")
     assert len(list(corpus)) == 2
     boxes = [str(mail_layouts / "mbox" / label / "inbox.mbox") for label in ("ham", "spam")]
     assert corpus.report.mboxes_read_whole == boxes
-    assert ("2 read whole, each one document, though they hold several mbox messages (--input-format mbox reads "
-            "each message)") in corpus.report.lines()
+    said = "2 read whole, each one document, though they hold several mbox messages ({} mbox reads each message)"
+    assert said.format("input_format") in corpus.report.lines()
+    assert said.format("--input-format") in corpus.report.lines(name_of=flag_of)
     single = LabelledCorpus([str(mail_layouts / "folder")], input_format="folder")  # a From line each
     assert len(list(single)) == 300 and single.report.mboxes_read_whole == []
 
@@ -1059,7 +1061,7 @@ def test_tune_on_mail_uses_the_header_tokens_train_uses(mail_layouts, tmp_path):
     import json
 
     from nbtext.readers.mail import DEFAULT_MAIL_HEADERS
-    from nbtext.spam import FILTER_SETTINGS, FILTER_TOKENS, FILTER_WEIGHTING
+    from nbtext.spam_training import FILTER_SETTINGS, FILTER_TOKENS, FILTER_WEIGHTING
 
     from .test_training import assert_same_model
 
@@ -1097,7 +1099,7 @@ def test_tune_on_mail_with_a_spam_class_says_how_to_train_its_filter(mail_layout
     assert spam_filter.settings["spam"]["label"] == "spam"
     assert_same_model(tuned, _naive_bayes_of(spam_filter))
     refused = run(["filter", tmp_path / "tuned", next((data / "spam").iterdir())], expect=3).stderr
-    assert refused.endswith("(nbtext tune and train --calibrate make plain models)\n")
+    assert refused.endswith("(tuned and calibrated models are plain ones)\n")
 
 
 def _naive_bayes_of(spam_filter: Model) -> Model:

@@ -21,10 +21,10 @@ from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import make_pipeline
 
 from nbtext.analysis import Analyzer
-from nbtext.terms import PackedTerms, pack_terms
 from nbtext.errors import ModelError, UnsafeModelError
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
+from nbtext.terms import PackedTerms, pack_terms
 from nbtext.training import train
 
 from .conftest import TICKETS, assert_same_matrix, in_bash, numpy_imports_by_itself, run
@@ -411,7 +411,7 @@ def test_restricting_counts_over_all_terms_equals_vectorizing_the_features(setti
     """What cross-validation does for every setting it scores: count the test documents once
     over all the fold's terms, then take each model's columns, weighted as the model weighs."""
     from nbtext.analysis import Analyzer
-    from nbtext.counting import count_features
+    from nbtext.terms import count_features
 
     from .conftest import corpus_path
 
@@ -481,7 +481,7 @@ def test_models_alike_score_shared_columns_as_each_scores_alone(first, other):
             patch.setattr(naive_bayes, "_BLOCKED_WEIGHTS", 0)
             patch.setattr(naive_bayes, "_ROWS_BLOCK", 7)
             by_blocks = SharedColumns(model.core, test)
-            assert (by_blocks.blocks is None) == (matrices._sparsedot is None)
+            assert (by_blocks.blocks is None) == (matrices.sparsedot is None)
             np.testing.assert_array_equal(by_blocks.predict_log_proba(model.core), log_proba)
     assert (log_proba.argmax(axis=1) == (np.array([d.label for d in docs[3000:]]) == "spam")).mean() > 0.9
     other_sums = train(docs[:2000], analyzer=Analyzer(ngram_range=(1, 2)), tf="log", doc_norm="l2", settings=first)
@@ -542,8 +542,8 @@ def test_any_text_trains_a_model_that_answers_probabilities_saved_or_not(tmp_pat
     surrogate in a character n-gram kept the model from saving or predicting, and Complement
     NB's weight normalisation answered NaN when one term was left."""
     from nbtext import matrices
-    from nbtext.vectorizing import scanner as compiled
     from nbtext.errors import DataError
+    from nbtext.vectorizing import scanner as compiled
 
     tf, doc_norm, idf, norm = weighing
     documents = [Document(text, "xyz"[i % 3], str(i)) for i, text in enumerate(texts)]
@@ -562,7 +562,7 @@ def test_any_text_trains_a_model_that_answers_probabilities_saved_or_not(tmp_pat
     np.testing.assert_array_equal(Model.load(path).predict_log_proba(queries), scores)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compiled, "wordscan", None)
-        patch.setattr(matrices, "_sparsedot", None)
+        patch.setattr(matrices, "sparsedot", None)
         plain = train(documents, **options)
         assert plain.terms == model.terms
         np.testing.assert_allclose(plain.predict_log_proba(queries), scores, rtol=0, atol=1e-9)

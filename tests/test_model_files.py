@@ -78,13 +78,13 @@ ANSWERS_OF = {"weighted-numpy1": "weighted", "default-format2": "default"}
 
 @pytest.mark.parametrize("name", ["default", "weighted", "hashed", "filter", "weighted-numpy1", "default-format2"])
 def test_a_saved_model_predicts_as_it_did(name):
-    result = run(["predict", MODELS / f"{name}.joblib", "--proba", "--top-k", "3"], input=ticket_lines())
+    result = run(["predict", MODELS / f"{name}.joblib", "--proba", "--top", "3"], input=ticket_lines())
     assert_same_lines(result.stdout, (MODELS / f"{ANSWERS_OF.get(name, name)}.predict.tsv").read_text())
 
 
 @pytest.mark.parametrize("name", ["default", "weighted", "filter", "weighted-numpy1", "default-format2"])
 def test_a_saved_model_shows_the_same_top_words(name):
-    result = run(["inspect-top-words", MODELS / f"{name}.joblib", "-k", "5", "--format", "tsv"])
+    result = run(["inspect-top-words", MODELS / f"{name}.joblib", "--top", "5", "--format", "tsv"])
     assert_same_lines(result.stdout, (MODELS / f"{ANSWERS_OF.get(name, name)}.top-words.tsv").read_text())
 
 

@@ -386,13 +386,14 @@ def test_data_in_an_8_bit_encoding_is_told_the_option_that_reads_it(tmp_path):
     reads them whole; a UTF-8 corpus with characters past ASCII (SMS spam's 483) has none."""
     rt = corpus_path("rt-polarity")
     hint = ("every document with a byte past ASCII is among them: the data are likely 8-bit text, not utf-8 "
-            "(--encoding cp1252, as Windows and Excel save it, or latin-1 reads it)")
+            "(encoding cp1252, as Windows and Excel save it, or latin-1 reads it)")
     read = LabelledCorpus([str(rt)])
     docs = list(read)
     assert read.report.lines()[1:3] == ["229 decoded with replacement (bytes not valid utf-8)", hint]
     assert sum("clich\ufffd" in d.text for d in docs) == 44
     trained = run(["train", rt, "-o", tmp_path / "m", "-v"]).stderr.splitlines()
-    assert trained[1:4] == ["229 decoded with replacement (bytes not valid utf-8)", hint, f"  {rt / 'neg' / '00027.txt'}"]
+    said = hint.replace("(encoding", "(--encoding")  # the command line names the option
+    assert trained[1:4] == ["229 decoded with replacement (bytes not valid utf-8)", said, f"  {rt / 'neg' / '00027.txt'}"]
     read = LabelledCorpus([str(rt)], encoding="cp1252")
     texts = [d.text for d in read]
     assert sum("clich\u00e9" in text for text in texts) == 43 and read.report.replaced == []  # and one clich\u00ea
@@ -502,7 +503,7 @@ def test_a_tsv_header_row_is_not_a_document(tmp_path):
     assert corpus.report.skipped == {"header row": [f"{path}:1"]}
     path.write_bytes(b"text\tlabel\nWin cash\tspam\n")
     with pytest.raises(DataError, match=r"data.tsv:1: a header 'text<TAB>label': these rows put the text first; read "
-                                        r"them as a table: --text-column text --label-column label"):
+                                        r"them as a table, with text_column text and label_column label"):
         list(LabelledCorpus([str(path)]))
     assert [(d.label, d.text) for d in LabelledCorpus([str(path)], columns=Columns("text", "label"))] == [
         ("spam", "Win cash")]
@@ -705,7 +706,7 @@ def test_bad_json_and_unknown_formats(tmp_path):
     with pytest.raises(DataError, match=r'b.jsonl:1: expected an object with "label" and "text"'):
         list(LabelledCorpus([str(tmp_path / "b.jsonl")]))
     (tmp_path / "notes").write_text("just prose\n")
-    with pytest.raises(DataError, match="cannot tell the format .* set --input-format"):
+    with pytest.raises(DataError, match="cannot tell the format .* set input_format"):
         list(LabelledCorpus([str(tmp_path / "notes")]))
     with pytest.raises(DataError, match="missing: no such file or folder"):
         LabelledCorpus([str(tmp_path / "missing")])
@@ -777,7 +778,7 @@ def test_web_pages_are_read_as_the_text_they_show(tmp_path):
     assert trained.startswith("read 214 documents\n6 decoded with replacement (bytes not valid utf-8)\n")
     chinese = [d.text for d in LabelledCorpus([str(tmp_path / "pages")]) if re.search("[\u4e00-\u9fff]{20}", d.text)]
     assert len(chinese) == 4 and not any("\ufffd" in text for text in chinese)
-    top = run(["inspect-top-words", tmp_path / "m.joblib", "--class", "spam", "-k", "20"]).stdout.splitlines()
+    top = run(["inspect-top-words", tmp_path / "m.joblib", "--class", "spam", "--top", "20"]).stdout.splitlines()
     markup = {"font", "color", "helvetica", "arial", "serif", "td", "nbsp", "href", "gif", "src", "bgcolor", "face"}
     assert [line.split("\t")[2] for line in top if set(line.split("\t")[2].split()) & markup] == []
     assert "click here" in [line.split("\t")[2] for line in top]

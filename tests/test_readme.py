@@ -50,7 +50,7 @@ def _files_of(command: str) -> tuple[list[str], set[str]]:
             read += words[1:]
         if words[:1] != ["nbtext"]:
             continue
-        options = {opt: param for param in cli.commands[words[1]].params if isinstance(param, click.Option)
+        options = {opt: param for param in cli.get_command(click.Context(cli), words[1]).params if isinstance(param, click.Option)
                    for opt in param.opts}
         rest = iter(words[2:])
         for word in rest:

@@ -29,8 +29,8 @@ from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 from nbtext.readers.mail import message_text
 from nbtext.render import tsv_field
-from nbtext.spam import (FILTER_SETTINGS, FILTER_WEIGHTING, MIN_SPAM_CUTOFF, VERDICTS, SpamFilter, choose_cutoffs,
-                         train_filter)
+from nbtext.spam import MIN_SPAM_CUTOFF, VERDICTS, SpamFilter, choose_cutoffs
+from nbtext.spam_training import FILTER_SETTINGS, FILTER_WEIGHTING, train_filter
 from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, train
 
 from .conftest import REPO, TICKETS, assert_same_counts, corpus_path, nbtext_command, nbtext_process, on_a_terminal, run
@@ -404,12 +404,12 @@ def test_a_bug_in_reading_a_message_passes_it_through_and_exits_3(filter_model, 
     the filter with a traceback and exit status 1, which bogofilter's convention reads as ham,
     and --passthrough wrote nothing: the message was lost. The fault is injected here, since
     no known message triggers one any more."""
-    import nbtext.readers.mail
+    import nbtext.filtering
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(nbtext.readers.mail, "read_message", broken)
+    monkeypatch.setattr(nbtext.filtering, "read_message", broken)
     raw = mail_root[1]["spam"][0].read_bytes()
     passed = CliRunner().invoke(cli, ["filter", "--passthrough", str(filter_model)], input=raw)
     assert passed.exit_code == 3 and passed.stdout_bytes == raw
@@ -603,7 +603,7 @@ def test_predict_and_eval_give_each_message_the_score_filter_gives(filter_model,
         for line in run(["filter", filter_model, test / label]).stdout.splitlines():
             path, _, score = line.split("\t")
             scores[path] = float(score)
-        predicted = run(["predict", filter_model, test / label, "--format", "jsonl", "--top-k", "2", "--proba"])
+        predicted = run(["predict", filter_model, test / label, "--format", "jsonl", "--top", "2", "--proba"])
         for line in predicted.stdout.splitlines():
             answer = json.loads(line)
             answers[answer["path"]] = {top["label"]: top["proba"] for top in answer["top"]}
@@ -768,11 +768,11 @@ def test_learn_then_unlearn_restores_the_counts_bit_for_bit(filter_model, mail_r
     assert model.read_bytes() == filter_model.read_bytes()  # and nothing left to say of learning
     again = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1)
     assert again.stderr.endswith("Error: these documents were never learned (removing them would leave negative "
-                                 "counts): the messages were not all learned as given (--spam); unlearn each with "
-                                 "the option it was learned with\n")
+                                 "counts): the messages were not all learned as given (--spam); unlearn each as the "
+                                 "kind it was learned as\n")
     run(["learn", model, "--ham", held["spam"][30]])  # a spam learned as ham, then unlearned as the spam it is
     wrong = run(["learn", model, "--unlearn", "--spam", held["spam"][30]], expect=1).stderr
-    assert wrong.endswith("not all learned as given (--spam); unlearn each with the option it was learned with\n")
+    assert wrong.endswith("not all learned as given (--spam); unlearn each as the kind it was learned as\n")
     run(["learn", model, "--unlearn", "--ham", held["spam"][30]])
     run(["learn", model, held["spam"][30]], expect=2)
     twice = run(["learn", model, "--spam", held["spam"][31], "--ham", held["spam"][31]], expect=2)

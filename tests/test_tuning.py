@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from nbtext.analysis import Analyzer
-from nbtext.counting import count_features
+from nbtext.folds import counts_by_fold, stratified_folds
 from nbtext.metrics import evaluate
 from nbtext.readers import LabelledCorpus
+from nbtext.terms import count_features
 from nbtext.tuning import Trial, cross_validate, expand, rank, train_setting
-from nbtext.folds import counts_by_fold, stratified_folds
 
 from .conftest import assert_same_counts, assert_same_matrix, corpus_path
 

@@ -15,14 +15,14 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from nbtext import matrices, vectorizing
 from nbtext.analysis import Analyzer
-from nbtext.counting import GrowingVocabulary, count_features
+from nbtext.folds import _renumbered
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
+from nbtext.terms import GrowingVocabulary, count_features
 from nbtext.training import train
-from nbtext.folds import _renumbered
-from nbtext.vectorizing import HashedTable, PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary, fixed_table
+from nbtext.vectorizing import (HashedTable, PairedTable, TokenClash, Vectorizer, WordTable, WordVocabulary, buffers,
+                                fixed_table, hashed, words)
 from nbtext.vectorizing import scanner as compiled
-from nbtext.vectorizing import buffers, hashed, words
 
 from .conftest import assert_same_matrix, corpus_path, needs_compiled
 
@@ -208,7 +208,7 @@ def test_threads_score_a_large_input_exactly_as_one_thread(mail_and_news):
     np.testing.assert_array_equal(threaded, model.predict_log_proba(texts))
 
 
-needs_product = needs_compiled(matrices._sparsedot, "sparse product")
+needs_product = needs_compiled(matrices.sparsedot, "sparse product")
 
 
 @pytest.mark.parametrize("settings", [
@@ -221,7 +221,7 @@ def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, se
     fresh models: all at once on two threads, batch by batch, one at a time, and a one-word
     message before and after a big batch all score the same bits, whichever sums the weights."""
     if product == "numpy":
-        monkeypatch.setattr(matrices, "_sparsedot", None)
+        monkeypatch.setattr(matrices, "sparsedot", None)
     training = [t for batch in mail_and_news[1::2] for t in batch]
     # 20 classes: numpy sums more than 8 numbers pairwise, so a total over the classes can
     # differ in its last bit depending on how it was asked for.
@@ -286,7 +286,7 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
     model = train([_doc(t, str(i % 20)) for i, t in enumerate(training)])
     texts = [t for batch in mail_and_news[::2] for t in batch]
     compiled = model.predict_log_proba(texts)
-    monkeypatch.setattr(matrices, "_sparsedot", None)
+    monkeypatch.setattr(matrices, "sparsedot", None)
     with_numpy = model.predict_log_proba(texts)
     # A long message's scores are sums of ~100,000 products: rounding differs in the 11th digit.
     np.testing.assert_allclose(compiled, with_numpy, rtol=1e-10, atol=1e-8)

@@ -10,17 +10,26 @@ what the rest of nbtext uses.
 from __future__ import annotations
 
 from ..limits import MAX_DOCUMENT_BYTES
-from .corpus import (INPUT_FORMATS, MAIL_FORMATS, UNREAD, FileBatch, LabelledCorpus, MailBatch, Reading, documents_of,
-                     note_unread)
+from .corpus import (
+                     INPUT_FORMATS,
+                     MAIL_FORMATS,
+                     UNREAD,
+                     FileBatch,
+                     LabelledCorpus,
+                     MailBatch,
+                     Reading,
+                     documents_of,
+                     note_unread,
+)
 from .decoding import check_encoding
 from .document import Document
+from .files import standard_input
 from .layout import table_kind
 from .lines import LINE_FORMATS
 from .mail import USEFUL_HEADERS
 from .report import ReadReport
 from .tables import Columns
 from .unlabelled import iter_unlabelled
-from .files import standard_input
 
 __all__ = [
     "INPUT_FORMATS", "LINE_FORMATS", "MAIL_FORMATS", "MAX_DOCUMENT_BYTES", "USEFUL_HEADERS", "Columns", "Document", "FileBatch",

@@ -7,21 +7,55 @@ import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import DataError
 from ..limits import MAX_DOCUMENT_BYTES
 from .decoding import check_encoding
 from .document import Document
-from .filekinds import STREAM_HEAD, by_name, check_not_compressed, not_text, stream_not_text
+from .filekinds import (
+    STREAM_HEAD,
+    by_name,
+    check_not_compressed,
+    not_text,
+    stream_not_text,
+)
 from .files import is_pipe, not_found, standard_input
 from .folders import NO_DOCUMENTS, Entry, list_folder, read_files
-from .layout import (COLUMN_SUFFIXES, MAILDIR_PER_CLASS, NO_MAILDIR, SUFFIXES, folder_format, labelled_maildirs,
-                     layout_hints, mailbox_format, not_a_table, parts_hint, read_by_name, subfolders, suffix)
-from .lines import (CR_HEAD, JSON_ARRAY, LINE_FORMATS, bounded_lines, check_splits_into_lines, read_labelled_lines,
-                    sniff, with_lf_lines)
+from .layout import (
+    COLUMN_SUFFIXES,
+    MAILDIR_PER_CLASS,
+    NO_MAILDIR,
+    SUFFIXES,
+    folder_format,
+    labelled_maildirs,
+    layout_hints,
+    mailbox_format,
+    not_a_table,
+    parts_hint,
+    read_by_name,
+    subfolders,
+    suffix,
+    table_kind,
+)
+from .lines import (
+    CR_HEAD,
+    JSON_ARRAY,
+    LINE_FORMATS,
+    bounded_lines,
+    check_splits_into_lines,
+    read_labelled_lines,
+    sniff,
+    with_lf_lines,
+)
 from .mail import RawMessage, parse_messages
-from .mailboxes import is_maildir, is_mbox, maildir_messages, mbox_messages, read_message_files
+from .mailboxes import (
+    is_maildir,
+    is_mbox,
+    maildir_messages,
+    mbox_messages,
+    read_message_files,
+)
 from .report import ReadReport
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_manifest, read_table
 
@@ -31,7 +65,7 @@ MAIL_FORMATS = ("email", "mbox", "maildir")
 INPUT_FORMATS = ("folder", *LINE_FORMATS, "csv", "manifest", *MAIL_FORMATS)
 
 
-_LABELLED_COLUMN_OPTIONS = "--text-column, --label-column, --id-column and --skip-unlabelled"
+_LABELLED_COLUMN_OPTIONS = "`text_column`, `label_column`, `id_column` and `skip_unlabelled`"
 
 
 #: How much of a line file's first line tells its format: the start of a fastText or JSONL
@@ -103,6 +137,8 @@ class Reading(Iterator[Document]):
 
     def __init__(self, corpus: LabelledCorpus, progress: Callable[[int], None] | None) -> None:
         self.report = corpus.report
+        #: The corpus being read.
+        self.corpus = corpus
         self._corpus, self._progress = corpus, progress
         self._documents: Iterator[Document] | None = None
         self._taken = ""  # how the documents were taken: "documents" or "batches"
@@ -165,20 +201,23 @@ class LabelledCorpus:
             raise DataError(f"unknown input format {input_format!r}; use one of {INPUT_FORMATS}")
         self.encoding = check_encoding(encoding)
         self.report = ReadReport()
+        self.paths = list(paths)
+        self.input_format = input_format
         self._stdin = stdin
         self.headers = tuple(headers)
         self.columns = columns
         self.limit = max_document_bytes
-        self._plan: list[tuple[str, str | None, list]] = []
+        #: (DATA, its format, its entries) for each DATA, in order: what is read, and how.
+        self.plan: list[tuple[str, str | None, list]] = []
         sizes: list[int | None] = []
         for path in paths:
             for fmt, entries, size in self._plan_one(path, input_format):
-                self._plan.append((path, fmt, entries))
+                self.plan.append((path, fmt, entries))
                 sizes.append(size)
-        self.report.hints += layout_hints([path for path, fmt, entries in self._plan
+        self.report.hints += layout_hints([path for path, fmt, entries in self.plan
                                             if fmt in ("folder", "email", "mbox") and not entries])
         # The entries of folders and maildirs are (path, label, ...): the classes they promise.
-        self.report.listed_classes.update(entry[1] for _, fmt, entries in self._plan for entry in entries)
+        self.report.listed_classes.update(entry[1] for _, fmt, entries in self.plan for entry in entries)
         self.total_bytes = None if None in sizes else sum(s for s in sizes if s is not None)
 
     def _plan_one(self, path: str, input_format: str | None) -> list[tuple[str | None, list, int | None]]:
@@ -189,7 +228,7 @@ class LabelledCorpus:
             if input_format not in (None, *LINE_FORMATS):  # else the pipe would go unread, and nothing be said
                 reads = ("a table file" if input_format == "csv" else "a list of files" if input_format == "manifest"
                          else "DIR/<label>/ folders")
-                raise DataError(f"--input-format {input_format} reads {reads} by name, not stdin: stdin takes "
+                raise DataError(f"`input_format` {input_format} reads {reads} by name, not stdin: stdin takes "
                                 f"one labelled document a line ({', '.join(LINE_FORMATS)})")
             return [(input_format, [], None)]
         if not os.path.exists(path):
@@ -201,7 +240,7 @@ class LabelledCorpus:
                     check_not_compressed(handle.read(16), path)
             kind = "a folder" if os.path.isdir(path) else f"read as {fmt}" if fmt else "none of them"
             raise not_a_table(path, _LABELLED_COLUMN_OPTIONS, kind=kind,
-                            formats=f"{', '.join(COLUMN_SUFFIXES)}, or --input-format csv, tsv or jsonl")
+                            formats=f"{', '.join(COLUMN_SUFFIXES)}, or `input_format` csv, tsv or jsonl")
         if is_pipe(path):  # read once, from its start, as stdin is
             if fmt not in (None, *LINE_FORMATS) or (fmt == "tsv" and self.columns is not None):
                 raise read_by_name(path, fmt)
@@ -210,7 +249,7 @@ class LabelledCorpus:
             raise DataError(f"{path}: a maildir, whose messages have no class; {MAILDIR_PER_CLASS}")
         if fmt in ("folder", "email", "mbox"):
             if not os.path.isdir(path):
-                raise DataError(f"{path}: not a folder; --input-format {fmt} reads DIR/<label>/** files")
+                raise DataError(f"{path}: not a folder; `input_format` {fmt} reads DIR/<label>/** files")
             entries = list_folder(path, self.report, labelled=True)
             if (hint := parts_hint(path, entries)) is not None:
                 self.report.hints.append(hint)
@@ -223,7 +262,7 @@ class LabelledCorpus:
                 raise DataError(f"{path}: no maildir (cur/, new/, tmp/) in DIR/<label>/")
             return [(fmt, boxes, None), *self._classes_without_maildir(path, boxes, input_format)]
         if os.path.isdir(path):
-            raise DataError(f"{path}: is a folder, but --input-format {fmt} expects a file")
+            raise DataError(f"{path}: is a folder, but `input_format` {fmt} expects a file")
         if fmt is None and is_mbox(path):  # else "cannot tell the format", which names line formats only
             raise DataError(f"{path}: an mbox, whose messages have no class; give a folder of one folder per "
                             f"class (DATA/spam/spam.mbox, DATA/ham/inbox.mbox)")
@@ -249,25 +288,46 @@ class LabelledCorpus:
             entries += [(file, os.path.basename(folder), size) for file, _, size in found]
         return [("email", entries, sum(size for _, _, size in entries))] if entries else []
 
+    @property
+    def summary(self) -> dict[str, Any]:
+        """What a model trained on this corpus records of it, for eval, predict and ``train
+        --update`` to read new documents the same way: its DATA (absolute paths), the format it
+        was read in (``email`` where mailboxes were found as such), and the columns or fields of
+        the tables read by them (None for other data).
+
+        >>> import tempfile, pathlib
+        >>> table = pathlib.Path(tempfile.mkdtemp()) / "tickets.csv"
+        >>> _ = table.write_text("label,text\\nbilling,refund\\n")
+        >>> LabelledCorpus([str(table)]).summary["columns"]
+        {'text': 'text', 'label': 'label', 'id': None}
+        """
+        read_as = self.input_format or ("email" if self.is_mail else None)
+        columns = None
+        if self.columns is not None or any(table_kind(path) == "records" for path in self.paths):
+            given = self.columns or Columns()
+            columns = {"text": given.text, "label": given.label, "id": given.id}
+        return {"inputs": [path if path == "-" else os.path.abspath(path) for path in self.paths],
+                "input_format": read_as, "columns": columns}
+
     def check_all_read(self) -> None:
         """Once the documents are read: a DataError where a DATA folder gave none, each of its
         files skipped (a line file that is no text is an error as it is read), as for every
         input named (``ReadReport.check_all_read``)."""
-        note_unread([(path, [entry[0] for entry in entries]) for path, fmt, entries in self._plan
+        note_unread([(path, [entry[0] for entry in entries]) for path, fmt, entries in self.plan
                      if fmt in ("folder", "email")], self.report)
         self.report.check_all_read()
 
     @property
     def is_mail(self) -> bool:
         """Whether every DATA argument is read as mail (email, mbox or maildir)."""
-        return bool(self._plan) and all(fmt in MAIL_FORMATS for _, fmt, _ in self._plan)
+        return bool(self.plan) and all(fmt in MAIL_FORMATS for _, fmt, _ in self.plan)
 
     @property
     def read_apart(self) -> bool:
         """Whether ``batches`` hands out every document unread (FileBatch), or every one unparsed
         (MailBatch), so that whoever takes a batch accounts for all its reading, or all its
         parsing, in the same order as one process would."""
-        formats = {fmt for _, fmt, _ in self._plan}
+        formats = {fmt for _, fmt, _ in self.plan}
         return bool(formats) and (formats <= {"folder", "email"} or formats <= {"mbox", "maildir"})
 
     def __iter__(self) -> Iterator[Document]:
@@ -279,12 +339,12 @@ class LabelledCorpus:
         return Reading(self, progress)
 
     def _documents(self, progress: Callable[[int], None] | None) -> Iterator[Document]:
-        for path, fmt, entries in self._plan:
+        for path, fmt, entries in self.plan:
             yield from self._read_one(path, fmt, entries, progress)
 
     def _batches(self, size: int,
                  progress: Callable[[int], None] | None) -> Iterator[list[Document] | FileBatch | MailBatch]:
-        for path, fmt, entries in self._plan:
+        for path, fmt, entries in self.plan:
             if fmt in ("folder", "email"):
                 for start in range(0, len(entries), size):
                     files = FileBatch(entries[start:start + size], fmt == "email", self.encoding, self.headers,
@@ -355,7 +415,7 @@ class LabelledCorpus:
             if fmt is None:
                 array = f"; {JSON_ARRAY}" if first.lstrip().startswith(b"[") else ""
                 raise DataError(f"{source}: cannot tell the format from the name or the first line; "
-                                f"set --input-format (folder, tsv, jsonl or fasttext){array}")
+                                f"set `input_format` (folder, tsv, jsonl or fasttext){array}")
         # The first line goes on where it was cut to be told by: the rest is the same document.
         yield from read_labelled_lines(bounded_lines(stream, self.limit, first), source, fmt, self.report,
                                        encoding=self.encoding, progress=progress)

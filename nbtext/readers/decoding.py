@@ -137,7 +137,7 @@ def text_encoding(encoding: str, head: bytes, source: str) -> str:
     name = codecs.lookup(codec).name
     if name in ("utf-16", "utf-32") and not (marked_order(head) or "").startswith(name):
         raise DataError(f"{source}: {codec.upper()} with no byte order mark at its start; give the order: "
-                        f"--encoding {codec}-le (as Windows writes it) or {codec}-be")
+                        f"`encoding` {codec}-le (as Windows writes it) or {codec}-be")
     return codec
 
 

@@ -16,7 +16,7 @@ from .lines import LINE_FORMATS, sniff
 from .mailboxes import is_maildir, is_mbox
 from .tables import DELIMITERS
 
-NO_MAILDIR = "class folder holding no maildir (without --input-format maildir, its files are read as mail)"
+NO_MAILDIR = "class folder holding no maildir (without `input_format` maildir, its files are read as mail)"
 
 
 #: How labelled maildirs are given: a maildir's messages have no class, and its cur/ and new/ are none.
@@ -248,7 +248,7 @@ def not_a_table(path: str, options: str, *, formats: str = "", kind: str = "") -
 def read_by_name(path: str, fmt: str | None) -> DataError:
     """The error for a pipe given to be read as a format that reads a file or folder by name,
     or as a table by its columns (which looks at its header first)."""
-    reader = (f"a {fmt} table read by its columns" if fmt in ("csv", "tsv") else f"--input-format {fmt}")
+    reader = (f"a {fmt} table read by its columns" if fmt in ("csv", "tsv") else f"`input_format` {fmt}")
     return DataError(f"{path}: a pipe, which can be read once only, from its start; {reader} reads a file or "
                      f"folder by name: save it to one first (a pipe takes lines: {', '.join(LINE_FORMATS)})")
 

@@ -131,14 +131,14 @@ def _is_header(label: str, body: str, where: str) -> bool:
     names = (label.strip().lower(), body.strip().lower())
     if names == ("text", "label"):
         raise DataError(f"{where}: a header 'text<TAB>label': these rows put the text first; read them as a "
-                        "table: --text-column text --label-column label")
+                        "table, with `text_column` text and `label_column` label")
     return names == ("label", "text")
 
 
 def _parse_tsv(text: str, where: str) -> tuple[str, str]:
     label, tab, body = text.partition("\t")
     if not tab:
-        raise DataError(f"{where}: no TAB in line; expected LABEL<TAB>TEXT (or set --input-format)")
+        raise DataError(f"{where}: no TAB in line; expected LABEL<TAB>TEXT (or set `input_format`)")
     return label, body
 
 
@@ -161,7 +161,7 @@ def _what_it_is(record: object) -> str:
     """What a JSONL line that is no labelled record holds, and the way to read it."""
     if isinstance(record, dict):
         names = ", ".join(json.dumps(name) for name in itertools.islice(record, 8))
-        return f"; it has {names}: name its fields with --text-field and --label-field" if record else ""
+        return f"; it has {names}: name its fields with `text_field` and `label_field`" if record else ""
     if isinstance(record, list):
         return f"; the line is a list: {JSON_ARRAY}"
     return f"; the line is {json_kind(record)}"

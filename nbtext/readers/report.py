@@ -6,11 +6,11 @@ from __future__ import annotations
 import codecs
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import DataError
+from ..errors import DataError, spoken
 from ..phrasing import plural, size_text
 from .document import Document, blank, label_digest, text_digest
 
@@ -212,12 +212,13 @@ class ReadReport:
             return None
         which = ("every document with a byte past ASCII is" if replaced == self.past_ascii else
                  f"{replaced:,} of the {self.past_ascii:,} documents with a byte past ASCII are")
-        return (f"{which} among them: the data are likely 8-bit text, not utf-8 (--encoding cp1252, as Windows "
+        return (f"{which} among them: the data are likely 8-bit text, not utf-8 (`encoding` cp1252, as Windows "
                 "and Excel save it, or latin-1 reads it)")
 
     def lines(self, *, verbose: bool = False, encoding: str = "utf-8", empty: str = KEPT_EMPTY,
-              repeats: bool = True) -> list[str]:
-        """Human-readable account, one line per fact; ``verbose`` also names each entry.
+              repeats: bool = True, name_of: Callable[[str], str] | None = None) -> list[str]:
+        """Human-readable account, one line per fact; ``verbose`` also names each entry; each
+        parameter named as ``name_of`` names it (see ``errors.spoken``).
 
         ``empty`` says what became of the empty documents: kept for the class priors when
         training; when classifying, what the model answers them (its core's ``empty_answer``).
@@ -232,7 +233,7 @@ class ReadReport:
                              "could be)"),
             (self.pages, "read as web pages: the text they show, without their tags, scripts and styles"),
             (self.mboxes_read_whole, "read whole, each one document, though they hold several mbox messages "
-                                     "(--input-format mbox reads each message)"),
+                                     "(`input_format` mbox reads each message)"),
         ]
         groups += [(sources, f"skipped: {why}") for why, sources in sorted(self.skipped.items())]
         for sources, what in groups:
@@ -260,7 +261,7 @@ class ReadReport:
         if mail and 2 * mail >= self.documents:  # not a mailing list's few posts in a corpus of others
             their = "its" if mail == 1 else "their"
             out.append(f"{mail:,} {plural(mail, 'mail message')} read as plain text, {their} headers and MIME "
-                       "encoding as words: --input-format email reads mail as mail (and training on mail with a "
+                       "encoding as words: `input_format` email reads mail as mail (and training on mail with a "
                        "spam class makes a spam filter)")
         if self.attachments:
             attachments = plural(self.attachments, "mail attachment")
@@ -269,6 +270,6 @@ class ReadReport:
         lost = sorted(self.listed_classes - set(self.labels)) if self.labels else []
         if lost:
             out.append(f"{len(lost):,} {plural(len(lost), 'class')} whose folder gave no document: {', '.join(lost)}")
-        return out + self.hints
+        return [spoken(line, name_of) for line in out + self.hints]
 
 

@@ -20,14 +20,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DataError
-from .files import read_bytes
-from .lines import CR_HEAD, bounded_lines, json_kind, json_text, numbered_lines, with_lf_lines
 from ..phrasing import size_text
-from .decoding import (ESCAPE_BYTES, WIDE_HEAD, decode, decode_file, marked_encoding, text_encoding, unescape,
-                       without_bom)
+from .decoding import (
+    ESCAPE_BYTES,
+    WIDE_HEAD,
+    decode,
+    decode_file,
+    marked_encoding,
+    text_encoding,
+    unescape,
+    without_bom,
+)
 from .document import Document
 from .filekinds import check_not_compressed, file_not_text
-from .lines import check_splits_into_lines
+from .files import read_bytes
+from .lines import (
+    CR_HEAD,
+    bounded_lines,
+    check_splits_into_lines,
+    json_kind,
+    json_text,
+    numbered_lines,
+    with_lf_lines,
+)
 from .report import ReadReport, TooLarge
 
 # The csv module refuses fields over 128 KiB by default; documents can be far longer.
@@ -73,7 +88,7 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
             return
         lines.row_read()
         wanted = [name for name in (columns.text, columns.label, columns.id) if name is not None]
-        options = {columns.id: "--id-column", columns.label: "--label-column", columns.text: "--text-column"}
+        options = {columns.id: "`id_column`", columns.label: "`label_column`", columns.text: "`text_column`"}
         index = _column_index(path, header, wanted, options, delimiter)
         needed = max(index.values()) + 1
         last_line = 1  # of the row before: the header
@@ -154,9 +169,9 @@ def _names(header: list[str]) -> str:
 def _other_delimiter(header: list[str], delimiter: str) -> str:
     """A hint where the first line is split by the other delimiter: a TSV read as CSV."""
     if delimiter == "," and any("\t" in name for name in header):
-        return "; its first line has tabs: --input-format tsv reads a tab-separated file"
+        return "; its first line has tabs: `input_format` tsv reads a tab-separated file"
     if delimiter == "\t" and len(header) == 1 and "," in header[0]:
-        return "; its first line has commas and no tab: --input-format csv reads a comma-separated file"
+        return "; its first line has commas and no tab: `input_format` csv reads a comma-separated file"
     return ""
 
 
@@ -172,7 +187,7 @@ def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], de
         hint = f"a field holding {breaks} must be in double quotes"
     else:
         hint = (f"{breaks} in a text splits it, as TSV is read as written; "
-                "for fields in double quotes, as CSV writes them, read it with --input-format csv")
+                "for fields in double quotes, as CSV writes them, read it with `input_format` csv")
     return f"{path}:{lines[0]}: {fields} where the header has {len(header)} ({_names(header)}): {hint}"
 
 
@@ -215,7 +230,7 @@ def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabell
                 if skip_unlabelled:
                     report.skip("no label", where)
                     continue
-                raise DataError(f"{where}: no label; expected PATH<TAB>LABEL (or pass --skip-unlabelled)")
+                raise DataError(f"{where}: no label; expected PATH<TAB>LABEL (or pass `skip_unlabelled`)")
             document = os.path.join(base, name)
             try:
                 data = read_bytes(document, limit=limit)
@@ -241,21 +256,21 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     ``marked`` is the encoding a byte order mark chose over ``encoding``, if one did."""
     text = get(columns.text)
     if text is _MISSING:
-        raise DataError(f"{where}: no {columns.text!r} field (set by --text-field)")
+        raise DataError(f"{where}: no {columns.text!r} field (set by `text_field`)")
     if not isinstance(text, str):
         raise DataError(f"{where}: {columns.text!r} is {json_kind(text)}; the text must be a string")
     text, replaced = unescape(text, encoding)
     label = None
     if columns.label is not None:
         if not columns.skip_unlabelled and get(columns.label) is _MISSING:  # not a null label: no such field
-            raise DataError(f"{where}: no {columns.label!r} field (set by --label-field; or pass --skip-unlabelled)")
+            raise DataError(f"{where}: no {columns.label!r} field (set by `label_field`; or pass `skip_unlabelled`)")
         value = _scalar(get(columns.label), columns.label, where)
         label = None if value is None else unescape(json_text(value), encoding)[0].strip()
         if not label:
             if columns.skip_unlabelled:
                 report.skip("no label", where)
                 return
-            raise DataError(f"{where}: no label in {columns.label!r} (or pass --skip-unlabelled)")
+            raise DataError(f"{where}: no label in {columns.label!r} (or pass `skip_unlabelled`)")
     source = where
     if columns.id is not None:
         ident = _scalar(get(columns.id), columns.id, where)

@@ -17,10 +17,24 @@ from .filekinds import STREAM_HEAD, stream_not_text
 from .files import is_pipe, not_found, standard_input
 from .folders import list_folder, read_files
 from .layout import COLUMN_SUFFIXES, not_a_table, read_by_name, suffix
-from .lines import TooLong, check_splits_into_lines, iter_line_batches, peekable, sniff, with_lf_lines
+from .lines import (
+    TooLong,
+    check_splits_into_lines,
+    iter_line_batches,
+    peekable,
+    sniff,
+    with_lf_lines,
+)
 from .mail import RawMessage, parse_messages
-from .mailboxes import (FROM_LINE, is_maildir, is_mbox, maildir_messages, mbox_messages, mbox_stream_messages,
-                        message_files)
+from .mailboxes import (
+    FROM_LINE,
+    is_maildir,
+    is_mbox,
+    maildir_messages,
+    mbox_messages,
+    mbox_stream_messages,
+    message_files,
+)
 from .report import ReadReport, too_large
 from .tables import DELIMITERS, Columns, read_jsonl_fields, read_table
 
@@ -49,9 +63,9 @@ def iter_unlabelled(
     """
     encoding = check_encoding(encoding)
     if input_format not in (None, "folder", "csv", *MAIL_FORMATS):
-        raise DataError(f"predict reads files, folders, mail or stdin lines, not --input-format {input_format}")
+        raise DataError(f"predict reads files, folders, mail or stdin lines, not `input_format` {input_format}")
     if input_format == "csv" and columns is None:
-        raise DataError("--input-format csv reads the rows of a table: name its text column with --text-column")
+        raise DataError("`input_format` csv reads the rows of a table: name its text column with `text_column`")
     sources = (_unlabelled_source(path, report, encoding, stdin, input_format, columns, max_document_bytes)
                for path in paths or ["-"])
     sources = ((kind, _noted_if_unread(path, kind, items, report))
@@ -107,7 +121,7 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
     """The rows of a table or JSONL file, each a document named by ``columns.id``."""
     table = input_format == "csv" or suffix(path) in DELIMITERS
     if path == "-" or not table and suffix(path) not in COLUMN_SUFFIXES:
-        raise not_a_table(path, "--text-column and --id-column", formats=", ".join(COLUMN_SUFFIXES),
+        raise not_a_table(path, "`text_column` and `id_column`", formats=", ".join(COLUMN_SUFFIXES),
                         kind="none of them")
     rows_of = Columns(columns.text, None, columns.id)
     if table:
@@ -186,7 +200,7 @@ _LABELLED_LINES = {
                 "too: nbtext eval MODEL - scores labelled lines, and sed 's/^__label__[^ ]* *//' | nbtext predict "
                 "MODEL classifies their text",
     "jsonl": "{lines} {are} JSON, and {were} classified as JSON text, keys and all: nbtext eval MODEL - scores "
-             "labelled ones; saved to a file, they are classified by a field with --text-field NAME",
+             "labelled ones; saved to a file, they are classified by a field with `text_field` NAME",
 }
 
 
@@ -230,7 +244,7 @@ def _unlabelled_mail(path: str, fmt: str, report: ReadReport, stdin: BinaryIO | 
     or many (mbox, maildir)."""
     if path == "-":
         if fmt != "email":
-            raise DataError(f"stdin holds one message; --input-format {fmt} needs a path")
+            raise DataError(f"stdin holds one message; `input_format` {fmt} needs a path")
         yield from _message_or_mbox(stdin or standard_input(), "<stdin>", report, limit)
     elif is_pipe(path):  # read once, as stdin is
         with open(path, "rb") as handle:

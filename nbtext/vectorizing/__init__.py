@@ -19,7 +19,7 @@ Character n-grams beside words (``--char-ngrams``) are counted by two tables sid
 (``PairedTable``); hashed features (``--hash-features``) by any of these tables, whose terms
 are then folded into their buckets (``HashedTable``).
 
-The features and counts are exactly those of ``Analyzer`` + ``counting.count_features`` (the
+The features and counts are exactly those of ``Analyzer`` + ``terms.count_features`` (the
 tests hold the paths equal on real corpora); character n-grams without the compiled scanner,
 which this path does not cover, keep the plain path.
 Joined tokens are runs that go on through the joining bytes (``.``, ``@``, ``'``, ``-``),

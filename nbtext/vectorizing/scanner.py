@@ -5,6 +5,6 @@ C compiler: numpy then does its work, with the same counts, more slowly. Read as
 from __future__ import annotations
 
 try:
-    from .. import _wordscan as wordscan  # type: ignore[attr-defined]  # compiled, with no types for mypy to find
+    import nbtext._wordscan as wordscan  # compiled from its .c file beside it
 except ImportError:  # built without a C compiler: numpy finds a fixed table's words too
     wordscan = None

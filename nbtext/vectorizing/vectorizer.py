@@ -9,8 +9,8 @@ from typing import Any
 
 from ..analysis import Analyzer
 from ..cores import run_ahead
-from ..counting import GrowingVocabulary, count_features
 from ..matrices import CountMatrix
+from ..terms import GrowingVocabulary, count_features
 from . import scanner
 from .buffers import BYTE_KINDS, TokenClash
 from .hashed import BucketVocabulary, HashedTable, without_hashing

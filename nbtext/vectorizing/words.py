@@ -9,9 +9,8 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ..analysis import Analyzer
-from ..counting import GrowingVocabulary, sorted_union
 from ..matrices import CountMatrix, count_matrix
-from ..terms import PackedTerms, pack_terms
+from ..terms import GrowingVocabulary, PackedTerms, pack_terms, sorted_union
 from . import scanner
 from .buffers import (BYTE_KINDS, NO_TOKEN, NUL_IN_WORD, PAD, SHORTEST, Buffered, SortedMap, TokenClash, Tokens,
                       bracketed_terms, buffer_of_tokens, character_buffer, distinct_tokens, mix64, pair_keys,

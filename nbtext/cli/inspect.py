@@ -1,0 +1,61 @@
+"""inspect-top-words and info: what a model has learned, and how it was made."""
+
+from __future__ import annotations
+
+import click
+
+from .. import render
+from ..model import Model
+from .options import format_option, model_argument, top_option
+
+
+@click.command("inspect-top-words")
+@model_argument
+@top_option(20, "How many words per class.", "-k")
+@click.option("--class", "labels", multiple=True, metavar="LABEL", help="Only this class (repeatable).")
+@format_option("table", "tsv", "json", piped="tsv")
+def inspect_top_words(model_path, top, labels, fmt) -> None:
+    """Show, for each class, the words that most raise it, with their scores.
+
+    \b
+    Scores, per variant (w a word, c a class, not-c all the other classes):
+      multinomial  log P(w|c) - log P(w|not-c), with P(w|c) = (N_cw + alpha) / (N_c + alpha |V|)
+                   from word counts: how many times more likely w is in c than elsewhere.
+      bernoulli    the same log ratio, with P(w|c) = (D_cw + alpha) / (D_c + 2 alpha) from
+                   document counts.
+      complement   weight_c(w) - mean of weight_c'(w) over the other classes, where
+                   weight_c(w) = -log P(w|not-c): Complement NB learns each class from the
+                   others, so a word favours c by how much more it adds to c's score.
+    Raw P(w|c) is not shown on purpose: it ranks stop words first.
+
+    \b
+    Example:
+      nbtext inspect-top-words tickets.joblib --top 10
+      nbtext inspect-top-words tickets.joblib --class billing | cut -f3   # piped: TSV
+    """
+    render.top_words(Model.load(model_path).top_words(top, labels), fmt)
+
+
+@click.command()
+@model_argument
+@format_option("table", "json", renamed={"text": "table"})
+def info(model_path, fmt) -> None:
+    """Show how MODEL was made, and the options of nbtext train that make it again.
+
+    Prints the Naive Bayes variant, the documents of each class, the vocabulary, a
+    calibration or a spam filter's cut-offs (with what cross-validation measured at them),
+    the DATA it was trained on, and, where they apply, the held-out or tuned score and the
+    messages nbtext learn added since. The last line gives the train options that give
+    the model's settings, every one spelled out, so that a default changed since cannot
+    change them: the same documents give the same model, and new documents a model made
+    the same way (a filter's cut-offs and a calibration are measured on the data).
+    --format json prints one object: path, bytes, nbtext_version, format_version, summary,
+    analyzer, weighting, settings and train_options.
+
+    \b
+    Example:
+      nbtext info tickets.joblib
+      eval "nbtext train new-tickets/ -o new.joblib $(nbtext info tickets.joblib --format json | jq -r .train_options)"
+    """
+    model, written = Model.with_file_facts(model_path)
+    render.model_info(model, model_path, written, fmt)
