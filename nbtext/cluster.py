@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import socket
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -99,8 +100,6 @@ def _read_on_worker(entries: list[Entry], mail: bool, encoding: str, headers: Se
     where a single machine skips and counts a file gone since it was listed, a worker that
     cannot read the listed files most likely does not see the client's filesystem, and
     skipping would train on whatever part it does see."""
-    import socket
-
     report = ReadReport()
     documents = list(FileBatch(entries, mail, encoding, tuple(headers), limit).read(report))
     for reason, paths in report.skipped.items():

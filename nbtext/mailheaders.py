@@ -27,7 +27,7 @@ def words_header(explanation: Explanation) -> str:
     >>> print(words_header(Explanation("spam", "ham", [("café", 1.5)])))
     X-Nbtext-Words: =?utf-8?b?Y2Fmw6kgMS41MDA=?=
     """
-    from email.header import Header
+    from email.header import Header  # here: 4 ms, for --explain with --passthrough only
 
     value = ", ".join(f"{term} {weight:.3f}" for term, weight in explanation.terms)
     folded = Header(value, charset=None if value.isascii() else "utf-8", header_name=WORDS_HEADER)

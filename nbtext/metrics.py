@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .calibration import reliability
+
 #: Probabilities are clipped to [eps, 1 - eps] for the log loss, as scikit-learn does.
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -65,8 +67,6 @@ def evaluate(y_true: Sequence[str | None], log_proba: np.ndarray, classes: Seque
     truth = np.array([class_index[y_true[i]] for i in known], dtype=np.int64)
     log_p = log_proba[known, truth] if known else np.zeros(0)
     log_loss = float(-np.clip(log_p, np.log(_EPS), np.log1p(-_EPS)).mean()) if known else float("nan")
-    from .calibration import reliability
-
     calibration = reliability(log_proba[known], truth)
     weights = support / support.sum() if n else np.zeros(len(labels))
     return {

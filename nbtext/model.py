@@ -8,6 +8,7 @@ also mergeable with another one.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import math
@@ -247,7 +248,7 @@ class Model:
         threads, blocks = self._thread_blocks(texts) if table is not None else (1, [texts])
         score = functools.partial(self._scored, table)
         if threads > 1:
-            from concurrent.futures import ThreadPoolExecutor
+            from concurrent.futures import ThreadPoolExecutor  # here: 6 ms a one-document predict does not use
 
             with ThreadPoolExecutor(threads) as pool:
                 log_proba = np.concatenate(list(pool.map(score, blocks)))
@@ -571,8 +572,6 @@ def _check_summary(summary: Any) -> None:
 
 def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
     """What to say of settings a Model does not have: its own, and where the others belong."""
-    import dataclasses
-
     message = f"unknown model settings {unknown}; use {sorted(known)}"
     analyzer_keys = {f.name for f in dataclasses.fields(Analyzer)}
     for key in unknown:

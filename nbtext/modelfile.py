@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import fcntl
 import math
 import mmap
 import os
@@ -27,6 +28,7 @@ import pickle
 import re
 import stat
 import struct
+import threading
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -277,9 +279,6 @@ def locked(path: str) -> Iterator[None]:
     The lock file is removed as the lock is let go, so that none stays beside every model
     saved. A process that waited on it then finds it gone from its path, and locks the file
     there anew: a lock is held only on the file that the path names."""
-    import fcntl
-    import threading
-
     lock = lock_path(path)
     key = (lock, threading.get_ident())
     if key in _HELD:

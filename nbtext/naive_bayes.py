@@ -96,7 +96,7 @@ class NaiveBayes:
     _estimator_type = "classifier"
 
     def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags  # asked by scikit-learn only
 
         return Tags(
             estimator_type="classifier",

@@ -13,8 +13,13 @@ import math
 import os
 import shlex
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
+
+import numpy as np
+
+from .readers import MAIL_FORMATS
 
 #: The escapes of PostgreSQL's text format (and "linear TSV"): a field keeps to one line and one
 #: column, and the backslash is escaped too so that every field reads back unambiguously.
@@ -136,8 +141,6 @@ def label_twins(labels: Iterable[str], classes: Iterable[str], owner: str = "the
     >>> label_twins(["Tea", "coffee"], ["tea", "milk"])
     ["Tea and the model's tea differ only in letter case, which makes them two labels: rename one to the other"]
     """
-    import unicodedata
-
     def form(name: str) -> str:
         return "composed" if unicodedata.is_normalized("NFC", name) else "decomposed"
 
@@ -259,8 +262,6 @@ def train_options(model) -> dict[str, Any]:
     the input format and columns it was read by. A filter's cut-offs and a calibration are
     measured on the data, not given, so only their seed is. A stop-word list that is not
     scikit-learn's is written FILE: the model keeps the words, not the file."""
-    from .readers import MAIL_FORMATS
-
     analyzer, settings, summary = model.analyzer, model.settings, model.summary
     options: dict[str, Any] = {}
     if summary.get("input_format"):
@@ -275,7 +276,7 @@ def train_options(model) -> dict[str, Any]:
         options["tokens"] = analyzer.tokens
     options["lowercase"] = analyzer.lowercase
     if analyzer.stop_words:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # scikit-learn: 0.5 s, for this list alone
 
         options["stop_words"] = "english" if analyzer.stop_words == ENGLISH_STOP_WORDS else "FILE"
     if summary.get("input_format") in MAIL_FORMATS:
@@ -497,7 +498,6 @@ def _confusion_matrix(out, labels: list[str], counts: list[list[int]]):
 
 def _top_confusions(labels: list[str], counts: list[list[int]]):
     """The TOP_CONFUSIONS largest cells off the diagonal, largest first (ties by true class)."""
-    import numpy as np
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text

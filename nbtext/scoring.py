@@ -110,7 +110,7 @@ def path_for_workers(model: Model, model_path: str) -> Iterator[str]:
     if not is_pipe(model_path):
         yield os.path.abspath(model_path)
         return
-    import tempfile
+    import tempfile  # here: 5 ms of start-up, for a model that came through a pipe only
 
     with tempfile.TemporaryDirectory(prefix="nbtext-") as folder:
         model.save(os.path.join(folder, "model.joblib"))

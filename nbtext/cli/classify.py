@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import shutil
 import sys
 import traceback
 from collections.abc import Iterable
@@ -255,7 +254,8 @@ def _pass_unchanged(message: Message) -> None:
     cap as it comes, so that nothing is lost."""
     sys.stdout.buffer.write(message.raw)
     if message.rest is not None:
-        shutil.copyfileobj(message.rest, sys.stdout.buffer)
+        while chunk := message.rest.read(1 << 16):  # not shutil's copy: shutil imports lzma, 1 ms a message
+            sys.stdout.buffer.write(chunk)
     sys.stdout.buffer.flush()
 
 

@@ -4,9 +4,11 @@ output cannot be written or its reader goes away."""
 
 from __future__ import annotations
 
+import codecs
 import errno
 import io
 import os
+import signal
 import sys
 from typing import Any
 
@@ -23,8 +25,6 @@ BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_TH
 def note_interrupts() -> list[int]:
     """Ctrl-C still raises KeyboardInterrupt (click says "Aborted!" and exits 1); the list
     returned gets an entry when it does, so that main can end the process as interrupted."""
-    import signal
-
     seen: list[int] = []
 
     def interrupt(number: int, _frame: Any) -> None:
@@ -56,8 +56,6 @@ def stop_cleanly_on(names: tuple[str, ...]) -> None:
     forkserver running), a half-written model's temporary file removed. The exit status stays
     128 + the signal's number, as a shell reports for a killed process. A signal the caller
     ignores (``nohup``) stays ignored."""
-    import signal
-
     def stop(number: int, _frame: Any) -> None:
         raise SystemExit(128 + number)
 
@@ -102,8 +100,6 @@ def names_as_their_bytes(stream) -> None:
     with the others', and a path that ``-v`` named could not be pasted into a command. A
     surrogate that is no byte's escape (``\\ud800``, in a term of a model a library caller
     trained on such text) is written as that escape, where it stopped inspect-top-words."""
-    import codecs
-
     encoding = getattr(stream, "encoding", None)
     if encoding and codecs.lookup(encoding).name == "utf-8" and hasattr(stream, "reconfigure"):
         codecs.register_error("nbtext-bytes", bytes_or_escapes)

@@ -32,7 +32,7 @@ from .tables import Columns
 from .unlabelled import iter_unlabelled
 
 __all__ = [
-    "INPUT_FORMATS", "LINE_FORMATS", "MAIL_FORMATS", "MAX_DOCUMENT_BYTES", "USEFUL_HEADERS", "Columns", "Document", "FileBatch",
-    "LabelledCorpus", "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "documents_of",
+    "INPUT_FORMATS", "LINE_FORMATS", "MAIL_FORMATS", "MAX_DOCUMENT_BYTES", "USEFUL_HEADERS", "Columns", "Document",
+    "FileBatch", "LabelledCorpus", "MailBatch", "ReadReport", "Reading", "UNREAD", "check_encoding", "documents_of",
     "iter_unlabelled", "note_unread", "standard_input", "table_kind",
 ]

@@ -5,6 +5,7 @@ file was skipped and what to do."""
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import re
 import shlex
@@ -156,7 +157,7 @@ def packed_as(path: str, head: bytes) -> Packed | None:
     not one compressed text: a zip of more than one file or of a folder, or a tar archive
     under gzip, bzip2 or xz (a tar header names ``ustar`` at byte 257; GNU and BSD tar tell
     the compression themselves); or an office document or e-book, zips of XML too."""
-    import zipfile
+    import zipfile  # here: 6 ms, for a file that starts as a zip only
 
     tool = compression(head)
     try:
@@ -313,7 +314,6 @@ def decompressed(raw: bytes, limit: int | None = None) -> bytes | None:
     tool = compression(raw)
     if tool not in DECOMPRESSING:
         return None
-    import io
     import lzma  # here: every message filter reads is looked at, and nearly none is compressed
     import zlib
 

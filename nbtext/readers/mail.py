@@ -105,7 +105,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     >>> message_text(b"URGENT: claim your prize\\nCall now\\n").text
     'URGENT: claim your prize\\nCall now\\n'
     """
-    import email
+    import email  # the email package here, in each function: 25 ms that reading no mail skips
     import email.parser
     import email.policy
 

@@ -163,7 +163,7 @@ def mbox_messages(path: str, label: str | None, report: ReadReport, progress: Ca
 def _unpacked_head(path: str, tool: str) -> bytes | None:
     """The first ``WIDE_HEAD`` bytes that the compressed file ``path`` holds, or None where they
     cannot be had (cut short, corrupt)."""
-    import lzma
+    import lzma  # here: for compressed mailboxes only (read by DECOMPRESSING's names)
     import zlib
 
     try:
