@@ -139,8 +139,18 @@ def cross_validate(documents: Sequence[Document], *, k: int, seed: int, analyzer
                    progress: Callable[[int], None] | None = None) -> Trial:
     """The training options ``settings`` (a model's settings, with ``tf`` and ``doc_norm``) over
     ``analyzer`` scored by stratified ``k``-fold cross-validation of ``documents``; with
-    ``filter_options`` (``spam_training.train_filter``'s), each fold's model is a spam filter, trained as
-    ``train`` trains one, calibration and all."""
+    ``filter_options`` (``spam_training.train_filter``'s), each fold's model is a spam filter,
+    trained as ``train`` trains one, calibration and all.
+
+    Examples
+    --------
+    >>> from nbtext.training import DEFAULT_ANALYZER
+    >>> docs = [Document(f"cheap pills {i}", "spam", f"s{i}") for i in range(6)]
+    >>> docs += [Document(f"lunch at noon {i}", "ham", f"h{i}") for i in range(6)]
+    >>> trial = cross_validate(docs, k=3, seed=0, analyzer=DEFAULT_ANALYZER, settings={"alpha": 0.5})
+    >>> trial.summary()["accuracy"]
+    {'mean': 1.0, 'std': 0.0}
+    """
     if filter_options is not None:
         return cross_validate_filter(documents, k=k, seed=seed, analyzer=analyzer, progress=progress,
                                      **filter_options)

@@ -336,7 +336,19 @@ def merge_files(paths: Sequence[str], output: str, *, settings: dict[str, Any] |
     """The models at ``paths`` merged (``merge``) and written to ``output``, under its lock (it
     may be one of them, which a ``learn`` must not change meanwhile); with what to say of the
     merge: what ``Merged`` holds, each told, not refused (a folder filled afresh each day is
-    merge's use, and a Multinomial part merged into a Complement one adds up fine)."""
+    merge's use, and a Multinomial part merged into a Complement one adds up fine).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> parts = [os.path.join(folder, name) for name in ("a.joblib", "b.joblib")]
+    >>> train([Document("cheap pills", "spam", "1"), Document("lunch at noon", "ham", "2")]).save(parts[0])
+    >>> train([Document("cheap cash", "spam", "3"), Document("a late bus", "bus", "4")]).save(parts[1])
+    >>> merged = merge_files(parts, os.path.join(folder, "all.joblib"))
+    >>> merged.model.summary["documents"], [labels for _, labels in merged.only_in]  # each in one part only
+    (4, [['ham'], ['bus']])
+    """
     with locked(output):
         models = [Model.load(path) for path in paths]
         merged = merge(models, settings=settings)
@@ -411,6 +423,14 @@ def train_calibrated(documents: Iterable[Document], *, analyzer: Analyzer, tf: s
 
     Its counts equal ``training.train``'s on the same documents; its predictions are the same,
     its probabilities tempered. The out-of-fold log loss and ECE before and after are kept.
+
+    Examples
+    --------
+    >>> docs = [Document(f"cheap pills {i}", "spam", f"s{i}") for i in range(5)]
+    >>> docs += [Document(f"lunch at noon {i}", "ham", f"h{i}") for i in range(5)]
+    >>> model = train_calibrated(docs, analyzer=DEFAULT_ANALYZER, tf="log", doc_norm=None)
+    >>> model.predict(["cheap pills"]), sorted(model.settings["calibration"])
+    (['spam'], ['ece', 'folds', 'log_loss', 'seed', 'temperature'])
     """
     documents, read_from = held_documents(documents)
     summary = {**read_from, **(summary or {})}
