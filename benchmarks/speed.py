@@ -1,8 +1,8 @@
 """Speed of nbtext next to the scikit-learn pipeline a user would otherwise write, in one run.
 
     python benchmarks/speed.py [--runs 5] [--cold-runs 20]
-                               [--default-model-only | --char-only | --hashed-only | --trigrams-only
-                                | --mail-only | --in-memory-only | --few-only]
+                               [--train-only | --default-model-only | --char-only | --hashed-only
+                                | --trigrams-only | --mail-only | --in-memory-only | --few-only]
 
 Training (read + tokenize + count + fit) on 20news-bydate/train and on all of enron-spam:
 nbtext with the options that build scikit-learn's exact model (as it comes, with --jobs all
@@ -22,11 +22,11 @@ process, next to `python -c pass`, `import numpy` and a joblib'd scikit-learn pi
 1 to 1,000 posts given as files, the default model next to the nearest joblib'd pipeline.
 Prediction on mail, all of enron-spam as message files and as one mbox, in one process and
 with --jobs on every core, and a spam filter trained on it as message files and as one mbox
-a class, the same two ways (--mail-only: those tables alone; --in-memory-only: the in-memory
-prediction table alone; --few-only: the table of a few posts alone; --char-only, --hashed-only
-and --trigrams-only: those training rows alone). Medians and ratios; peak RSS of each process
-with its workers. Every measurement runs in its own process, with nbtext's bytecode written
-first, as installing it writes it.
+a class, the same two ways (--train-only: the first training table alone; --mail-only: those
+tables alone; --in-memory-only: the in-memory prediction table alone; --few-only: the table of
+a few posts alone; --char-only, --hashed-only and --trigrams-only: those training rows alone).
+Medians and ratios; peak RSS of each process with its workers. Every measurement runs in its
+own process, with nbtext's bytecode written first, as installing it writes it.
 """
 
 from __future__ import annotations
@@ -401,6 +401,8 @@ def main() -> None:
     parser.add_argument("--trigrams-only", action="store_true", help="only the row of word uni- to trigrams")
     parser.add_argument("--few-only", action="store_true",
                         help="only the table of a few posts classified in a fresh process")
+    parser.add_argument("--train-only", action="store_true",
+                        help="only the first table: training scikit-learn's model on 20news and enron-spam")
     parser.add_argument("--in-memory-only", action="store_true",
                         help="only the table of prediction in memory (the two models trained once, untimed)")
     args = parser.parse_args()
@@ -459,6 +461,8 @@ def main() -> None:
             ratios = train_ratios(sk_sec, timings) if kind == "count" else f"{sk_sec / timings[None][0]:.1f}x"
             cells += [cell(timings[kind]), ratios]
         print(f"| {name}: wall time (median of {args.runs}), peak RSS | " + " | ".join(cells) + " |", flush=True)
+    if args.train_only:
+        return
 
     default_model = default_model_table(news, scratch, columns, args.runs)
     char_table(news, scratch, columns, args.runs)

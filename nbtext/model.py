@@ -61,7 +61,7 @@ class Model:
         What the user should know about the training run (plain data).
     """
 
-    #: Chosen by measurement on every shared corpus (benchmarks/defaults.py; README, "Accuracy"):
+    #: Chosen by measurement on every shared corpus (benchmarks/defaults.py; docs/accuracy.md):
     #: Complement NB, alpha 0.2, over log(1 + tf) word uni- and bigrams, with neither length
     #: norm nor IDF (they cost up to 2 points on short texts), every term kept.
     DEFAULT_SETTINGS: dict[str, Any] = {

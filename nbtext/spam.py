@@ -36,7 +36,7 @@ DEFAULT_HAM_CUTOFF = 0.5
 #: 99% likely to be, which weighs a lost good message as 99 lost catches (bogofilter's spam
 #: cut-off is 0.99 too). Ham outside the training data's kinds is what the out-of-fold target
 #: cannot see: an airline's newsletter, a list post with nothing but a signature; with
-#: cut-offs as low as 0.5 such messages were lost (README, "Side by side with bogofilter").
+#: cut-offs as low as 0.5 such messages were lost (benchmarks/spam.py).
 MIN_SPAM_CUTOFF = 0.99
 #: bogofilter's exit statuses, so that procmail and maildrop rules work unchanged.
 EXIT_SPAM, EXIT_HAM, EXIT_UNSURE = 0, 1, 2

@@ -33,8 +33,8 @@ DEFAULT_FOLDS = 5
 #: A filter's transforms and settings where the caller gave none. A filter is judged by how
 #: much spam it catches at a tiny false-positive rate, not by accuracy; there, unit length and
 #: IDF catch more spam for fewer lost messages than the plain-text defaults, and every term
-#: kept, even one seen in a single message, catches the next message of a spam run (README,
-#: "nbtext filter": benchmarks/spam.py under each).
+#: kept, even one seen in a single message, catches the next message of a spam run
+#: (docs/accuracy.md, "Spam filters": benchmarks/spam.py under each).
 FILTER_WEIGHTING = {"tf": "log", "doc_norm": "l2"}
 FILTER_SETTINGS = {"alpha": 0.05, "idf": True, "min_df": 1}
 

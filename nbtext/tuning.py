@@ -48,8 +48,7 @@ COUNTING_KEYS = (*ANALYZER_KEYS, "tf", "doc_norm")
 
 #: The default search, `nbtext tune` with no --grid: variant x alpha x Rennie's transforms x
 #: min_df on word uni+bigrams of words of two or more letters, by 3-fold
-#: cross-validation. Nested cross-validation scores it on every shared corpus (README,
-#: "Accuracy"); an earlier, wider default (240 settings with unigrams, raw tf and alpha 0.01,
+#: cross-validation. Nested cross-validation scores it on every shared corpus (docs/accuracy.md); an earlier, wider default (240 settings with unigrams, raw tf and alpha 0.01,
 #: 5 folds) scored lower on SMS and both movie-review sets, and the same grid over train's
 #: tokens, one-letter words too, lower on R52 and movie-review.
 DEFAULT_GRID: dict[str, list[Any]] = {

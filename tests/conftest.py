@@ -20,9 +20,9 @@ SHARED_GET = REPO.parent / "shared" / "corpora" / "get"
 TICKETS = REPO / "corpora" / "support-tickets"
 
 
-def readme_library_example() -> str:
-    """The Python example under README's "As a library", as a user would paste it."""
-    section = (REPO / "README.md").read_text().split("## As a library", 1)[1]
+def library_guide_example() -> str:
+    """The Python example of the library's guide (docs/guides/library.md), as a user would paste it."""
+    section = (REPO / "docs" / "guides" / "library.md").read_text()
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 

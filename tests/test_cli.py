@@ -21,7 +21,7 @@ from nbtext.model import Model
 from nbtext.readers import LabelledCorpus
 
 from .conftest import (REPO, TICKETS, corpus_path, in_bash, nbtext_command, nbtext_process, numpy_imports_by_itself,
-                       on_a_terminal, readme_library_example, run)
+                       on_a_terminal, library_guide_example, run)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -615,24 +615,12 @@ def test_inspect_unknown_class(tickets_model):
                              "technical\n")
 
 
-def test_every_command_has_help_with_an_example_and_is_in_readme():
-    readme = (REPO / "README.md").read_text()
+def test_every_command_has_help_with_an_example_and_is_in_the_reference():
+    reference = (REPO / "docs" / "reference" / "commands.md").read_text()
     for name in cli.list_commands(click.Context(cli)):
         help_text = run([name, "-h"]).stdout
         assert "Example:" in help_text and f"nbtext {name} " in help_text, name
-        assert f"## `nbtext {name}`" in readme, f"README has no section for {name}"
-
-
-def test_readmes_contents_link_every_section_and_only_real_ones():
-    """A renamed heading breaks the links to it: each #anchor in README is a heading's GitHub
-    anchor, and the contents at the top reach every section."""
-    readme = (REPO / "README.md").read_text()
-    headings = re.findall(r"^(#{2,3}) (.+)$", readme, re.MULTILINE)
-    anchor = {text: re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-") for _, text in headings}
-    linked = re.findall(r"\]\(#([^)]+)\)", readme)
-    assert sorted(set(linked) - set(anchor.values())) == []
-    contents = readme.split("## ", 1)[0].split("Contents:", 1)[1]
-    assert [text for level, text in headings if level == "##" and f"(#{anchor[text]})" not in contents] == []
+        assert f"## `nbtext {name}`" in reference, f"the command reference has no section for {name}"
 
 
 def test_readme_gives_the_lower_bounds_of_the_dependencies_ci_tests():
@@ -647,10 +635,10 @@ def test_readme_gives_the_lower_bounds_of_the_dependencies_ci_tests():
     assert sorted(said.replace(" and ", ", ").split(", ")) == sorted(f"{name} {version}" for name, version in bounds)
 
 
-def test_readmes_library_example_prints_what_its_comments_say(tmp_path):
-    """The Python example under "As a library", run as a user pastes it (from a folder with
+def test_the_library_guides_example_prints_what_its_comments_say(tmp_path):
+    """The Python example of the library's guide, run as a user pastes it (from a folder with
     the repository's corpora/): each print gives the line its comment promises."""
-    code = readme_library_example()
+    code = library_guide_example()
     promised = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
     assert len(promised) == 3
     (tmp_path / "corpora").symlink_to(REPO / "corpora")

@@ -1,5 +1,5 @@
-"""README's transcripts on the shipped corpus: each command, run by bash as a user would paste
-it, prints what README shows."""
+"""The transcripts of README and of the docs on the shipped corpus: each command, run by bash
+as a user would paste it, prints what the page shows."""
 
 from __future__ import annotations
 
@@ -20,10 +20,15 @@ from .conftest import REPO, nbtext_command
 AS_ON_A_TERMINAL = ("nbtext tune ", "nbtext inspect-top-words ", "nbtext info ")
 
 
+#: The pages whose transcripts are run: README and every page of the docs.
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
 def transcripts() -> list[list[tuple[str, str]]]:
-    """README's blocks of ``$ COMMAND`` lines, each as (command, output) pairs: the commands
+    """The pages' blocks of ``$ COMMAND`` lines, each as (command, output) pairs: the commands
     that read only the shipped corpus, tickets.joblib and files the block's commands write."""
-    blocks = re.findall(r"^```\n(\$ .*?)^```", (REPO / "README.md").read_text(), re.DOTALL | re.MULTILINE)
+    blocks = [block for page in PAGES
+              for block in re.findall(r"^```\n(\$ .*?)^```", page.read_text(), re.DOTALL | re.MULTILINE)]
     found = []
     for block in blocks:
         have = {"tickets.joblib", "-"}
@@ -68,13 +73,13 @@ def _files_of(command: str) -> tuple[list[str], set[str]]:
 
 
 @pytest.mark.parametrize("block", transcripts(), ids=lambda block: block[0][0][:60])
-def test_readme_transcript_is_what_the_command_prints(block, tmp_path):
-    """Each block runs afresh, beside a tickets.joblib trained as README's first example
+def test_transcript_is_what_the_command_prints(block, tmp_path):
+    """Each block runs afresh, beside a tickets.joblib trained as the tour's first example
     trains it (a block that trains or updates one uses its own). Lines are compared as a
     terminal shows them: stdout's and stderr's, each in its order, interleaved as README has
     them. The eval example once lacked the calibration table eval prints under it."""
     if any(re.search(r"\| *jq ", command) for command, _ in block) and shutil.which("jq") is None:
-        pytest.skip("needs jq, as README's example does")
+        pytest.skip("needs jq, as the example does")
     bin_folder = nbtext_command(tmp_path / "bin").parent
     (tmp_path / "corpora").symlink_to(REPO / "corpora")
     env = {"PATH": f"{bin_folder}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
@@ -85,7 +90,7 @@ def test_readme_transcript_is_what_the_command_prints(block, tmp_path):
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         same = _interleaved(shown.splitlines(), done.stdout.splitlines(), done.stderr.splitlines())
-        assert same, f"$ {command}\n--- README\n{shown}--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
+        assert same, f"$ {command}\n--- the page\n{shown}--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
 
 
 def _interleaved(shown: list[str], out: list[str], err: list[str]) -> bool:

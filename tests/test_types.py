@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from .conftest import REPO, readme_library_example
+from .conftest import REPO, library_guide_example
 
 
 def test_mypy_finds_no_type_errors(tmp_path):
@@ -65,6 +65,6 @@ def test_readmes_library_example_passes_a_strict_type_check(tmp_path):
     """With the API's types visible, README's example failed mypy: a Document's label may be
     None, which evaluate did not take, and under --strict none of the lazy names counted as
     exported. A user's example must check clean as it stands."""
-    (tmp_path / "example.py").write_text(readme_library_example())
+    (tmp_path / "example.py").write_text(library_guide_example())
     done = _mypy_as_a_user(tmp_path, "--strict", "example.py")
     assert done.stdout == "Success: no issues found in 1 source file\n", done.stdout + done.stderr

@@ -174,7 +174,7 @@ def analyzer_options(command: Callable) -> Callable:
                      help="The word analyzer's tokens. all-words (the default): every run of letters and "
                           "digits, one-letter ones too (a, I, the t of don't). words: runs of two or more, as "
                           "scikit-learn's default. joined: runs of two or more kept whole where . @ ' or - joins "
-                          "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (README). "
+                          "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (docs: accuracy). "
                           "marks: every run, and each mark (! $ ?) as a token of its own, as spam filters keep "
                           "them."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
@@ -200,7 +200,7 @@ def analyzer_options(command: Callable) -> Callable:
         click.option("--headers", metavar="NAME,...|none", callback=_header_list,
                      help="Mail only: add these headers' words as prefixed tokens (subject_free, "
                           "from_example_com); default " + ",".join(DEFAULT_MAIL_HEADERS) + ", which beat "
-                          "both plain text and no headers on SpamAssassin (README). Useful: " + "; ".join(
+                          "both plain text and no headers on SpamAssassin (docs: accuracy). Useful: " + "; ".join(
                               f"{name}: {why}" for name, why in USEFUL_HEADERS.items()) + "."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)

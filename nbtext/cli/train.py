@@ -245,9 +245,9 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     the nbtext train command that makes the same model, every option spelled out. Settings a
     --grid leaves out are train's defaults: {"alpha": [0.1, 1]} tries two alphas for the model
     nbtext train would make. The default grid covers variant x alpha x Rennie's transforms x
-    min_df on uni+bigrams of words of two or more letters (128 settings), the search README's
-    tuned figures measure; "tokens": ["words", "all-words"] in --grid also tries train's
-    default tokens, which keep one-letter words. The same --seed gives the same result.
+    min_df on uni+bigrams of words of two or more letters (128 settings), the search whose
+    nested scores the accuracy docs give; "tokens": ["words", "all-words"] in --grid also
+    tries train's default tokens, which keep one-letter words. The same --seed gives the same result.
 
     \b
     Example:
