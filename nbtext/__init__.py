@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names below are, for a user's type checker and editor ("X as X": exported)
     from .analysis import Analyzer as Analyzer
+    from .column_nb import CategoricalNB as CategoricalNB
+    from .column_nb import GaussianNB as GaussianNB
     from .counting import ClassCounts as ClassCounts
     from .counting import FrozenCounts as FrozenCounts
     from .errors import DataError as DataError
@@ -48,6 +50,8 @@ _API = {
     "MultinomialNB": "naive_bayes",
     "BernoulliNB": "naive_bayes",
     "ComplementNB": "naive_bayes",
+    "GaussianNB": "column_nb",
+    "CategoricalNB": "column_nb",
     "Model": "model",
     "Explanation": "model",
     "Document": "readers",

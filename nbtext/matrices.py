@@ -41,14 +41,18 @@ class CountMatrix:
             raise TypeError("expected a matrix of counts, got a string")
         if hasattr(X, "tocsr"):
             csr = X.tocsr()
+            _not_complex(csr.dtype)
             csr.sum_duplicates()
             return cls(
                 csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
                 csr.data.astype(np.float64), csr.shape[1],
             )
-        array = np.asarray(X, dtype=np.float64)
+        array = np.asarray(X)
+        _not_complex(array.dtype)
+        array = array.astype(np.float64, copy=False)
         if array.ndim != 2:
-            raise ValueError(f"expected a 2-D matrix of counts, got {array.ndim} dimension(s)")
+            raise ValueError(f"expected a 2-D matrix of counts, got {array.ndim} dimension(s). Reshape your data: "
+                             "X.reshape(1, -1) for one document, X.reshape(-1, 1) for one feature")
         rows, cols = np.nonzero(array)
         return cls(_indptr(rows, array.shape[0]), cols.astype(np.int64), array[rows, cols], array.shape[1])
 
@@ -240,6 +244,11 @@ def segment_entries(indptr: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, 
     lengths = indptr[which + 1] - starts
     firsts = np.cumsum(lengths) - lengths
     return lengths, np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
+
+
+def _not_complex(dtype: np.dtype) -> None:
+    if dtype.kind == "c":  # numpy would drop the imaginary parts with a warning
+        raise ValueError("Complex data not supported: counts are real numbers")
 
 
 def _indptr(rows: np.ndarray, n_rows: int) -> np.ndarray:

@@ -27,6 +27,7 @@ from .checks import array_of, checked, indices_within
 from .cores import available_cores
 from .counting import FrozenCounts, weigh_rows
 from .errors import DataError, ModelError, NbtextError
+from .limits import MAX_ALPHA
 from .matrices import ColumnMatrix, CountMatrix
 from .naive_bayes import VARIANTS, NaiveBayes
 from .terms import PackedTerms, count_features, pack_terms, sorted_position
@@ -98,6 +99,10 @@ class Model:
         s = self.settings
         if s["variant"] not in VARIANTS:
             raise ModelError(f"unknown variant {s['variant']!r}; use one of {sorted(VARIANTS)}")
+        # The cores take scikit-learn's alpha, 0 included; a model's smoothing is above 0 (at 0 a
+        # word one class never had rules it out) and bounded (limits.MAX_ALPHA says why).
+        if not _smoothing(s["alpha"]):
+            raise ModelError(f"`alpha` must be a number above 0 and at most {MAX_ALPHA:g}, got {s['alpha']!r}")
         if kept is None:
             kept = counts.keep_terms(s["min_df"], s["max_df"], s["max_features"])
         self._kept = kept
@@ -517,10 +522,17 @@ class Model:
 _PAYLOAD_KEYS = {"format", "format_version", "nbtext_version", "analyzer", "settings", "counts", "kept", "summary"}
 
 
+def _smoothing(alpha: Any) -> bool:
+    """Whether ``alpha`` is a model's smoothing: a number (not a bool) above 0, at most MAX_ALPHA."""
+    return (isinstance(alpha, (int, float, np.integer, np.floating)) and not isinstance(alpha, bool)
+            and 0 < alpha <= MAX_ALPHA)
+
+
 def _check_settings(settings: Any, classes: Sequence[str]) -> None:
-    """A ValueError where a model file's ``settings`` are not what nbtext writes; the core checks
-    alpha, and the Model unknown keys and the variant."""
+    """A ValueError where a model file's ``settings`` are not what nbtext writes; the Model checks
+    unknown keys and the variant."""
     checked(isinstance(settings, dict), "settings", "a dict")
+    checked(_smoothing(settings.get("alpha")), "settings.alpha", f"a smoothing above 0 and at most {MAX_ALPHA:g}")
     for name in ("fit_prior", "norm", "idf"):
         checked(type(settings.get(name, False)) is bool, f"settings.{name}", "true or false")
     for name in ("min_df", "max_df"):

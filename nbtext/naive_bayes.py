@@ -1,38 +1,41 @@
 """The Naive Bayes cores: one base class and the Multinomial, Bernoulli and Complement variants.
 
-They follow scikit-learn's conventions (keyword-only hyperparameters stored as given, learned
-state ending in ``_``, ``fit`` returning ``self``) so they work in a ``Pipeline``, with
-``clone`` and ``GridSearchCV``, but they import neither scikit-learn nor scipy: a matrix is
-whatever ``CountMatrix.coerce`` accepts (scipy sparse, numpy, nested lists).
+They are scikit-learn estimators: scikit-learn's own checks (``check_estimator``) pass on each
+(tests/test_estimator_checks.py), so they work in a ``Pipeline``, with ``clone`` and
+``GridSearchCV``. They import neither scikit-learn nor scipy on the way to an answer: a matrix
+is whatever ``CountMatrix.coerce`` accepts (scipy sparse, numpy, nested lists, a table), and
+scikit-learn's exception classes are imported only where one is raised.
 """
 
 from __future__ import annotations
 
 import _thread
-import inspect
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from .errors import NotFittedError
+from .classifier import Classifier, class_log_prior, logsumexp, sample_weights
+from .estimator_inputs import check_feature_names, checked_labels, feature_names
 from .matrices import ColumnBlocks, ColumnMatrix, CountMatrix, run_starts, used_columns
 
 
-class NaiveBayes:
+class NaiveBayes(Classifier):
     """The shared machinery of the discrete Naive Bayes variants.
 
-    The base owns ``fit``/``partial_fit``, the class priors, and the ``predict`` family (one
-    log-sum-exp). A variant supplies:
+    The base owns ``fit``/``partial_fit`` and the class priors; ``Classifier`` the ``predict``
+    family (one log-sum-exp) and scikit-learn's protocol. A variant supplies:
 
     - ``_statistic(X)``: what is counted per class from a document matrix (the counts
       themselves, or presence for Bernoulli);
     - ``_prepare()``: cheap per-class aggregates of ``feature_count_`` and ``class_count_``;
-    - ``_log_prob_of(counts, out=None)``: ``feature_log_prob_`` for some columns only, from
-      their ``feature_count_`` (classes x columns, dense), and ``_weights_of(counts, out=None)``/
-      ``_jll_bias()``, with which a document scores ``x @ weights.T + bias``; each column's
-      weights depend on its own counts and the aggregates alone. Given ``out`` (the shape of
-      ``counts``), the result is made in it;
+    - ``_log_prob_of(counts, alpha, out=None)``: ``feature_log_prob_`` for some columns only,
+      from their ``feature_count_`` (classes x columns, dense) and their ``alpha`` (one number,
+      or one per column), and ``_weights_of(counts, alpha, out=None)``/``_jll_bias()``, with
+      which a document scores ``x @ weights.T + bias``; each column's weights depend on its own
+      counts and alpha and the aggregates alone. Given ``out`` (the shape of ``counts``), the
+      result is made in it;
     - ``_feature_scores()``, the per-class score of each feature used by ``top_features``
       (how much a feature raises the class);
     - ``empty_answer``: what a document with none of the model's words is classified by (it
@@ -48,11 +51,12 @@ class NaiveBayes:
     empty_answer = "classified by the class priors alone"
     #: Learned per-class sums (classes x features): an array, or a ColumnMatrix taken as given.
     feature_count_: Any
-    #: The labels learned, sorted: column i of every score is classes_[i].
-    classes_: np.ndarray
+    _fitted_attribute = "feature_count_"
 
-    def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None) -> None:
+    def __init__(self, *, alpha: Any = 1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior: Any = None) -> None:
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
@@ -64,84 +68,44 @@ class NaiveBayes:
         copy then held slots for rows it never got, and scored thousands of 20news posts
         wrongly. The receiver computes its own."""
         state = dict(self.__dict__)
-        for cached in _CACHED:
-            state.pop(cached, None)
+        if "_kept" in state:
+            state["_kept"] = {}
         return state
 
-    # --- scikit-learn estimator protocol -------------------------------------------------
+    def _input_tags(self) -> dict[str, bool]:
+        """Counts, dense or sparse; negative ones refused where they cannot be counts (as by
+        scikit-learn's own Naive Bayes classes)."""
+        return {**super()._input_tags(), "sparse": True, "positive_only": self._refuses_negative()}
 
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        return sorted(
-            name for name, p in inspect.signature(cls.__init__).parameters.items()
-            if p.kind is p.KEYWORD_ONLY
-        )
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> NaiveBayes:
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = type(self)().get_params()
-        changed = {k: v for k, v in self.get_params().items() if not _same(v, defaults[k])}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
-
-    _estimator_type = "classifier"
-
-    def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags  # asked by scikit-learn only
-
-        return Tags(
-            estimator_type="classifier",
-            target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(),
-            input_tags=InputTags(sparse=True),
-        )
+    def _refuses_negative(self) -> bool:
+        """Whether ``fit`` refuses negative values: a count is never below zero."""
+        return True
 
     # --- fitting -------------------------------------------------------------------------
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayes:
         """Learn from documents ``X`` (n_samples x n_features counts) with labels ``y``."""
+        names = feature_names(X)
         X, y = self._check_X_y(X, y)
-        for name in ("classes_", "feature_count_", "class_count_"):
+        for name in ("classes_", "feature_count_", "class_count_", "feature_names_in_"):
             self.__dict__.pop(name, None)
-        return self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+        self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+        if names is not None:
+            self.feature_names_in_ = names
+        return self
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> NaiveBayes:
-        """Add documents to what was learned; ``classes`` is required on the first call."""
+        """Add documents to what was learned; ``classes`` is required on the first call, and
+        where given later must be the same."""
+        X_table, names = X, feature_names(X)
         X, y = self._check_X_y(X, y)
-        weights = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        if weights.shape != (X.shape[0],):
-            raise ValueError(f"sample_weight has shape {weights.shape}, expected ({X.shape[0]},)")
-        if not (np.isfinite(weights).all() and (weights >= 0).all()):
-            raise ValueError("sample_weight must be finite and not negative")
-        first = not hasattr(self, "classes_")
-        if first:
-            if classes is None:
-                raise ValueError("classes must be given on the first call to partial_fit")
-            if not weights.sum() > 0:  # the priors would be 0/0; a later empty batch adds nothing
-                raise ValueError(f"{type(self).__name__} needs at least one document to learn from; X has "
-                                 + (f"{X.shape[0]} rows, all of weight 0" if X.shape[0] else "none"))
-            known = np.unique(np.asarray(classes))
-        else:
-            self._check_n_features(X)
-            known = self.classes_
-        if not len(y):  # np.asarray([]) is floats: numpy 1.x warns on comparing them with labels
-            y = y.astype(known.dtype)
-        y_index = np.searchsorted(known, y)
-        unknown = (y_index >= len(known)) | (known[np.minimum(y_index, len(known) - 1)] != y)
-        if unknown.any():  # before anything is learned: a first call refused leaves the model unfitted
-            raise ValueError(f"labels {sorted(set(np.asarray(y)[unknown].tolist()))} are not in classes {known.tolist()}")
+        weights = sample_weights(sample_weight, X.shape[0])
+        first, known, y_index = self._class_index(X, X_table, y, classes, weights)
         if first:
             self.classes_ = known
             self.n_features_in_ = X.shape[1]
+            if names is not None:
+                self.feature_names_in_ = names
             self.feature_count_ = np.zeros((len(known), X.shape[1]))
             self.class_count_ = np.zeros(len(known))
         else:
@@ -167,58 +131,56 @@ class NaiveBayes:
         return self
 
     def _update(self) -> None:
-        alpha = np.asarray(self.alpha)  # one number: not "0.1", None, nan, nor scikit-learn's one per feature
-        if alpha.ndim or alpha.dtype.kind not in "iuf" or not (np.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha must be a positive finite number, got {self.alpha!r}")
-        for cached in _CACHED:
-            self.__dict__.pop(cached, None)
+        self._alpha = self._checked_alpha()
+        #: What is computed from the sums when first needed (by predict, say) and kept: kept
+        #: here, so that predict leaves the estimator's attributes as they were.
+        self._kept: dict[str, Any] = {}
         self._update_class_log_prior()
         # Only a core with no features (a search's fold whose terms were all pruned, scored by
         # its priors) takes a log of zero: totals that no column will ever use.
         with np.errstate(divide="ignore"):
             self._prepare()
 
+    def _checked_alpha(self) -> Any:
+        """``alpha`` as scikit-learn takes it: one number, or one per feature, none negative;
+        below 1e-10 it is raised to 1e-10 with a warning unless ``force_alpha`` (at 0, a word a
+        class never had makes that class impossible)."""
+        alpha = np.asarray(self.alpha)
+        name = type(self).__name__
+        if alpha.dtype.kind not in "iuf" or alpha.ndim > 1:  # not "0.1", None, True
+            raise ValueError(f"alpha must be a number, or one number per feature, got {self.alpha!r}")
+        if alpha.ndim and alpha.shape != (self.n_features_in_,):
+            raise ValueError(f"alpha has {alpha.size} values, but {name} has {self.n_features_in_} features: give one "
+                             "number, or one per feature")
+        alpha = alpha.astype(np.float64)
+        if not (np.isfinite(alpha).all() and (alpha >= 0).all()):
+            raise ValueError(f"alpha must be finite and not negative, got {self.alpha!r}")
+        if alpha.size and alpha.min() < _ALPHA_FLOOR and not self.force_alpha:
+            warnings.warn(f"alpha too small will result in numeric errors, setting alpha = {_ALPHA_FLOOR:.1e}; "
+                          "force_alpha=True keeps it as given", UserWarning, stacklevel=4)
+            alpha = np.maximum(alpha, _ALPHA_FLOOR)
+        return float(alpha) if not alpha.ndim else alpha
+
+    def _alpha_at(self, columns: Any) -> Any:
+        """The alpha of ``columns`` (an index array or a slice): one number, or one per column."""
+        return self._alpha if np.ndim(self._alpha) == 0 else self._alpha[columns]
+
+    def _alpha_sum(self) -> float:
+        """alpha summed over every feature."""
+        return self._alpha * self.n_features_in_ if np.ndim(self._alpha) == 0 else float(self._alpha.sum())
+
     @property
     def feature_log_prob_(self) -> np.ndarray:
         """Log-probability (or Complement weight) of every feature for every class."""
         self._check_fitted()
-        if "_full_log_prob" not in self.__dict__:
-            self._full_log_prob = self._log_prob(slice(None))
-        return self._full_log_prob
+        if "full_log_prob" not in self._kept:
+            self._kept["full_log_prob"] = self._log_prob(slice(None))
+        return self._kept["full_log_prob"]
 
     def _update_class_log_prior(self) -> None:
-        n_classes = len(self.classes_)
-        if self.class_prior is not None:
-            prior = np.asarray(self.class_prior, dtype=np.float64)
-            if prior.shape != (n_classes,):
-                raise ValueError(f"class_prior has {prior.size} values for {n_classes} classes")
-            self.class_log_prior_ = np.log(prior)
-        elif self.fit_prior:
-            with np.errstate(divide="ignore"):
-                self.class_log_prior_ = np.log(self.class_count_) - np.log(self.class_count_.sum())
-        else:
-            self.class_log_prior_ = np.full(n_classes, -np.log(n_classes))
+        self.class_log_prior_ = class_log_prior(self.class_count_, self.fit_prior, self.class_prior)
 
     # --- prediction ----------------------------------------------------------------------
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each document."""
-        best = np.argmax(self._jll(X), axis=1)
-        return self.classes_[best]
-
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log-probability of each class (columns in ``classes_`` order) for each document."""
-        jll = self._jll(X)
-        return jll - _logsumexp(jll)[:, None]
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Probability of each class (columns in ``classes_`` order) for each document."""
-        return np.exp(self.predict_log_proba(X))
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy, so that ``GridSearchCV`` can rank settings."""
-        hits = (self.predict(X) == np.asarray(y)).astype(np.float64)
-        return float(np.average(hits, weights=sample_weight))
 
     def top_features(self, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each class, the ``k`` feature indices that raise it most and their scores."""
@@ -263,6 +225,7 @@ class NaiveBayes:
     def _checked(self, X: Any) -> CountMatrix:
         """``X`` as a CountMatrix of this model's width and finite values, as the variant counts it."""
         self._check_fitted()
+        check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
         X = CountMatrix.coerce(X)
         self._check_n_features(X)
         self._check_finite(X)
@@ -275,7 +238,7 @@ class NaiveBayes:
         any. Only the features met have a row, so memory grows with the words seen, not with
         the vocabulary. Each row is the same bits whichever rows are computed with it, so every
         score is the same however the documents were batched."""
-        state = self.__dict__.get("_weight_rows")
+        state = self._kept.get("weight_rows")
         if state is not None:
             rows, slots, _ = state
             slot_of = slots[indices]
@@ -289,7 +252,7 @@ class NaiveBayes:
         """Give ``indices`` rows (holding the lock). Readers take no lock, so a row is written
         before its slot is set, and a grown copy comes with its own slots: a reader holding
         the old arrays never sees a slot pointing past the rows it holds."""
-        state = self.__dict__.get("_weight_rows")
+        state = self._kept.get("weight_rows")
         fresh = state is None
         if state is None:
             # Slot 0 means no row yet (row 0 is never used): zeros take no memory until
@@ -310,19 +273,20 @@ class NaiveBayes:
                 grown = np.empty((min(max(needed, 2 * len(rows), 1024), len(slots) + 1), rows.shape[1]))
                 grown[:used] = rows[:used]
                 rows, slots = grown, slots if fresh else slots.copy()
-            self._put_weight_rows(self.feature_count_[:, new], rows[used:needed])
+            self._put_weight_rows(self.feature_count_[:, new], new, rows[used:needed])
             slots[new] = np.arange(used, needed)
-            self._weight_rows = (rows, slots, needed)
+            self._kept["weight_rows"] = (rows, slots, needed)
         return rows, slots
 
-    def _put_weight_rows(self, counts: np.ndarray, out: np.ndarray) -> None:
-        """``_weights_of(counts)`` written into ``out`` with a row a column of ``counts``, a
-        block of columns at a time: a block's arithmetic stays in the CPU cache, and no
-        transposed copy of the whole is made (1.5 to 2 times as fast on 250,000 columns)."""
-        for start, rows in zip(range(0, counts.shape[1], _ROWS_BLOCK), self._weight_row_blocks(counts)):
+    def _put_weight_rows(self, counts: np.ndarray, columns: np.ndarray, out: np.ndarray) -> None:
+        """``_weights_of(counts)`` written into ``out`` with a row a column of ``counts`` (the
+        features ``columns``), a block of columns at a time: a block's arithmetic stays in the
+        CPU cache, and no transposed copy of the whole is made (1.5 to 2 times as fast on
+        250,000 columns)."""
+        for start, rows in zip(range(0, counts.shape[1], _ROWS_BLOCK), self._weight_row_blocks(counts, columns)):
             out[start:start + _ROWS_BLOCK] = rows
 
-    def _weight_row_blocks(self, counts: np.ndarray) -> Iterator[np.ndarray]:
+    def _weight_row_blocks(self, counts: np.ndarray, columns: np.ndarray) -> Iterator[np.ndarray]:
         """``_weights_of(counts)`` as rows, ``_ROWS_BLOCK`` columns of ``counts`` at a time,
         each made in the buffer of the one before: use a block before asking for the next.
         Fresh arrays the size of a block can cost more than their arithmetic, their memory
@@ -332,28 +296,22 @@ class NaiveBayes:
         buffer = np.empty(counts.shape[0] * min(counts.shape[1], _ROWS_BLOCK))
         for start in range(0, counts.shape[1], _ROWS_BLOCK):
             block = counts[:, start:start + _ROWS_BLOCK]
-            yield self._weights_of(block, buffer[:block.size].reshape(block.shape)).T
+            alpha = self._alpha_at(columns[start:start + _ROWS_BLOCK])
+            yield self._weights_of(block, alpha, buffer[:block.size].reshape(block.shape)).T
 
     # --- checks --------------------------------------------------------------------------
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "feature_count_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-
-    def _check_n_features(self, X: CountMatrix) -> None:
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with {self.n_features_in_}")
-
     def _check_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
+        name = type(self).__name__
         X = CountMatrix.coerce(X)
-        if isinstance(y, str):
-            raise TypeError("y must be a sequence of labels, not one string")
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has shape {y.shape}")
+        y = checked_labels(y, X.shape[0], name)
+        if not X.n_features:
+            raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required by "
+                             f"{name}: each document needs a column for each feature")
         self._check_finite(X)
-        if X.data.size and X.data.min() < 0:
-            raise ValueError(f"negative values in X; {type(self).__name__} needs counts")
+        if self._refuses_negative() and X.data.size and X.data.min() < 0:
+            raise ValueError(f"Negative values in data passed to {name}, which needs counts (or other values not "
+                             "below zero)")
         return X, y
 
     def _check_finite(self, X: CountMatrix) -> None:
@@ -369,13 +327,13 @@ class NaiveBayes:
         raise NotImplementedError
 
     def _log_prob(self, columns: Any) -> np.ndarray:
-        return self._log_prob_of(self.feature_count_[:, columns])
+        return self._log_prob_of(self.feature_count_[:, columns], self._alpha_at(columns))
 
-    def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def _log_prob_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
         raise NotImplementedError
 
-    def _weights_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        return self._log_prob_of(counts, out)
+    def _weights_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
+        return self._log_prob_of(counts, alpha, out)
 
     def _jll_bias(self) -> np.ndarray:
         return self.class_log_prior_
@@ -419,16 +377,16 @@ class MultinomialNB(NaiveBayes):
     """
 
     def _prepare(self) -> None:
-        self._log_total = np.log(self.feature_count_.sum(axis=1) + self.alpha * self.n_features_in_)
+        self._log_total = np.log(self.feature_count_.sum(axis=1) + self._alpha_sum())
 
-    def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        out = np.add(counts, self.alpha, out=out)
+    def _log_prob_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
+        out = np.add(counts, alpha, out=out)
         np.log(out, out=out)
         return np.subtract(out, self._log_total[:, None], out=out)
 
     def _feature_scores(self) -> np.ndarray:
         counts = np.asarray(self.feature_count_)
-        rest = counts.sum(axis=0) - counts + self.alpha
+        rest = counts.sum(axis=0) - counts + self._alpha
         return self.feature_log_prob_ - (np.log(rest) - np.log(rest.sum(axis=1, keepdims=True)))
 
 
@@ -446,44 +404,60 @@ class BernoulliNB(NaiveBayes):
 
     empty_answer = "classified by the class priors and the absence of every word"
 
-    def __init__(
-        self, *, alpha: float = 1.0, binarize: float | None = 0.0, fit_prior: bool = True, class_prior: Any = None
-    ) -> None:
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
+    def __init__(self, *, alpha: Any = 1.0, force_alpha: bool = True, binarize: float | None = 0.0,
+                 fit_prior: bool = True, class_prior: Any = None) -> None:
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior, class_prior=class_prior)
         self.binarize = binarize
 
     def _statistic(self, X: CountMatrix) -> CountMatrix:
         return X if self.binarize is None else X.binarized(self.binarize)
 
+    def _refuses_negative(self) -> bool:
+        """Values at or below ``binarize`` count as absent, negative ones too; without it the
+        values are presence itself, 0 or 1."""
+        return self.binarize is None
+
+    def _check_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
+        X, y = super()._check_X_y(X, y)
+        if self.binarize is None and not ((X.data == 0) | (X.data == 1)).all():
+            # a word in more documents than the class has makes log(1 - P) the log of a negative
+            raise ValueError(f"BernoulliNB(binarize=None) takes presence, 0 or 1, but X holds "
+                             f"{X.data[(X.data != 0) & (X.data != 1)][0]:g}: give binarize=0.0 to count every value "
+                             "above 0 as present")
+        return X, y
+
     def _prepare(self) -> None:
-        self._log_docs = np.log(self.class_count_ + 2 * self.alpha)
         # Absent words count too: every document starts from the sum of log(1 - p) over all words.
         # log(1 - p) = log(D_c - D_cw + alpha) - log(D_c + 2 alpha)
-        self._bias = self.class_log_prior_ + self._column_sums(
-            lambda columns: self._logged_absent(self.feature_count_[:, columns]) - self._log_docs[:, None])
+        self._bias = self.class_log_prior_ + self._column_sums(lambda columns: self._logged_absent(
+            self.feature_count_[:, columns], self._alpha_at(columns)) - self._log_docs(self._alpha_at(columns)))
 
-    def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        present = self._logged_present(counts, out)
-        return np.subtract(present, self._log_docs[:, None], out=present)
+    def _log_docs(self, alpha: Any) -> np.ndarray:
+        """log(D_c + 2 alpha), the denominator of log P(w|c): a column, or classes x columns."""
+        return np.log(self.class_count_[:, None] + 2 * np.asarray(alpha))
 
-    def _logged_present(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def _log_prob_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
+        present = self._logged_present(counts, alpha, out)
+        return np.subtract(present, self._log_docs(alpha), out=present)
+
+    def _logged_present(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
         """log(D_cw + alpha), the numerator of log P(w|c)."""
-        present = np.add(counts, self.alpha, out=out)
+        present = np.add(counts, alpha, out=out)
         return np.log(present, out=present)
 
-    def _logged_absent(self, counts: np.ndarray) -> np.ndarray:
+    def _logged_absent(self, counts: np.ndarray, alpha: Any) -> np.ndarray:
         """log(D_c - D_cw + alpha), from the counts, not as log(1 - exp(log P)), which
         scikit-learn takes: a word in every document of a class has 1 - P = alpha / (D_c + 2
         alpha), which rounds to 0 from there where alpha is small beside D_c (1e-300, or 1e-12
         and a million documents), and made every score NaN."""
         absent = np.subtract(self.class_count_[:, None], counts)
-        absent += self.alpha
+        absent += alpha
         return np.log(absent, out=absent)
 
-    def _weights_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def _weights_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
         # log P - log(1 - P): their common denominator, D_c + 2 alpha, cancels out
-        absent = self._logged_absent(counts)
-        present = self._logged_present(counts, out)
+        absent = self._logged_absent(counts, alpha)
+        present = self._logged_present(counts, alpha, out)
         return np.subtract(present, absent, out=present)
 
     def _jll_bias(self) -> np.ndarray:
@@ -491,9 +465,9 @@ class BernoulliNB(NaiveBayes):
 
     def _feature_scores(self) -> np.ndarray:
         counts = np.asarray(self.feature_count_)
-        rest = counts.sum(axis=0) - counts + self.alpha
-        rest_docs = self.class_count_.sum() - self.class_count_ + 2 * self.alpha
-        return self.feature_log_prob_ - (np.log(rest) - np.log(rest_docs)[:, None])
+        rest = counts.sum(axis=0) - counts + self._alpha
+        rest_docs = (self.class_count_.sum() - self.class_count_)[:, None] + 2 * np.asarray(self._alpha)
+        return self.feature_log_prob_ - (np.log(rest) - np.log(rest_docs))
 
 
 class ComplementNB(NaiveBayes):
@@ -507,21 +481,23 @@ class ComplementNB(NaiveBayes):
 
     empty_answer = "no words to go by: Complement NB gives every class the same probability"
 
-    def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, class_prior: Any = None, norm: bool = False) -> None:
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior)
+    def __init__(self, *, alpha: Any = 1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior: Any = None, norm: bool = False) -> None:
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior, class_prior=class_prior)
         self.norm = norm
 
     def _prepare(self) -> None:
         per_class = self.feature_count_.sum(axis=1)
         # The other classes' words, then alpha's: added first, a small alpha is lost in the total.
-        self._log_complement_total = np.log(per_class.sum() - per_class + self.alpha * self.n_features_in_)
+        self._log_complement_total = np.log(per_class.sum() - per_class + self._alpha_sum())
         if self.norm:
-            total = self._column_sums(lambda columns: self._logged(self.feature_count_[:, columns]))
+            total = self._column_sums(lambda columns: self._logged(self.feature_count_[:, columns],
+                                                                   self._alpha_at(columns)))
             # With one term its weight is log 1 = 0 in every class, and so is the sum: 0 / 0 made
             # every score NaN. It stays 0, as without normalisation.
             self._logged_total = np.where(total == 0, 1.0, total)
 
-    def _logged(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def _logged(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
         """log P(w | not c) for some columns, from their counts. The columns' totals over the
         classes come from the same block, so a document's few words never cost a pass over the
         vocabulary."""
@@ -531,12 +507,12 @@ class ComplementNB(NaiveBayes):
         for row in counts[1:]:
             total += row
         out = np.subtract(total, counts, out=out)
-        out += self.alpha  # after the subtraction: added to the total, 1e-300 was lost, and log 0 made NaN
+        out += alpha  # after the subtraction: added to the total, 1e-300 was lost, and log 0 made NaN
         np.log(out, out=out)
         return np.subtract(out, self._log_complement_total[:, None], out=out)
 
-    def _log_prob_of(self, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        logged = self._logged(counts, out)
+    def _log_prob_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
+        logged = self._logged(counts, alpha, out)
         if self.norm:
             return np.divide(logged, self._logged_total[:, None], out=logged)
         return np.negative(logged, out=logged)
@@ -581,6 +557,7 @@ class SharedColumns:
         core._check_finite(X)
         columns, slot = used_columns(X.indices, X.shape[1])
         self.X = CountMatrix(X.indptr, slot, X.data, len(columns))
+        self.columns = columns
         self.sums = core.feature_count_
         self.counts = core.feature_count_[:, columns]
         # Where the weights outgrow the cache, each block of weight rows is used while it is
@@ -597,21 +574,21 @@ class SharedColumns:
         statistic = core._statistic(self.X)
         if self.blocks is None:
             weights = np.empty((self.counts.shape[1], len(core.classes_)))
-            core._put_weight_rows(self.counts, weights)
+            core._put_weight_rows(self.counts, self.columns, weights)
             jll = statistic.dot_by_feature(weights)
         else:
             data = self.block_data if statistic is self.X else statistic.data[self.blocks.order]
-            jll = self.blocks.dot(data, core._weight_row_blocks(self.counts), len(core.classes_))
+            jll = self.blocks.dot(data, core._weight_row_blocks(self.counts, self.columns), len(core.classes_))
         jll += core._jll_bias()
-        return jll - _logsumexp(jll)[:, None]
+        return jll - logsumexp(jll)[:, None]
 
 
 #: Held while a model adds weight rows (rare: a stream soon meets few new words). The lock
 #: ``threading.Lock`` returns, from the module Python starts with: the predict path of the
 #: library does not otherwise import ``threading``.
 _WEIGHT_ROWS_LOCK = _thread.allocate_lock()
-#: What a core computes from its sums when first needed and keeps: never pickled.
-_CACHED = ("_full_log_prob", "_weight_rows")
+#: The smallest alpha taken without ``force_alpha``, as in scikit-learn.
+_ALPHA_FLOOR = 1e-10
 
 #: Columns per block when a sum over the whole vocabulary is needed.
 _BLOCK = 1 << 16
@@ -628,17 +605,3 @@ VARIANTS: dict[str, type[NaiveBayes]] = {
     "bernoulli": BernoulliNB,
     "complement": ComplementNB,
 }
-
-
-def _logsumexp(a: np.ndarray) -> np.ndarray:
-    top = a.max(axis=1)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(np.all(a == b)) if not (a is None or b is None) else a is b
-    except (TypeError, ValueError):
-        return False

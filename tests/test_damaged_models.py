@@ -170,6 +170,8 @@ def mutations(payload: dict[str, Any]) -> list[tuple[str, Any]]:
         ("no analyzer settings", changed(("analyzer",), {})),
         ("digests as floats", changed(("texts",), lambda a: a.astype(np.float64))),
         ("an unknown part", changed(("extra",), [1, 2])),
+        ("no smoothing", changed(("settings", "alpha"), 0.0)),
+        ("smoothing as text", changed(("settings", "alpha"), "0.2")),
     ]
     if payload["settings"]["spam"]:
         out += [("a spam label of no class", changed(("settings", "spam", "label"), "junk")),

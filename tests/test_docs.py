@@ -3,6 +3,7 @@ no broken link, README stays a first five minutes, and no page narrates a past r
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import re
 import subprocess
@@ -81,3 +82,10 @@ def test_no_page_narrates_a_past_run(page):
     told = [line for line in page.read_text().splitlines() if NARRATION.search(line)]
     assert told == []
 
+
+@pytest.mark.parametrize("page", [page.relative_to(DOCS).as_posix() for page in sorted(DOCS.rglob("*.md"))
+                                  if ">>> " in page.read_text()])
+def test_the_python_sessions_in_the_docs_give_what_they_show(page):
+    """Every ``>>>`` example on a page, run as doctest runs a docstring's."""
+    failed, tried = doctest.testfile(str(DOCS / page), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert tried and not failed

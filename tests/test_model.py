@@ -566,3 +566,14 @@ def test_any_text_trains_a_model_that_answers_probabilities_saved_or_not(tmp_pat
         plain = train(documents, **options)
         assert plain.terms == model.terms
         np.testing.assert_allclose(plain.predict_log_proba(queries), scores, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("alpha", [0, -1.0, 2e9, float("nan"), True, "0.1"])
+def test_a_model_smooths_by_an_alpha_above_0(alpha):
+    """The cores take scikit-learn's alpha, 0 included (force_alpha); a model does not: at 0 a
+    word one class never had rules that class out. From Python it is refused by name (in a
+    model file, as damage: tests/test_damaged_models.py)."""
+    docs = [Document("free cash", "spam", "1"), Document("see you", "ham", "2")]
+    with pytest.raises(ModelError, match=r"^alpha must be a number above 0 and at most 1e\+09, got "):
+        train(docs, settings={"alpha": alpha})
+    assert train(docs, settings={"alpha": 1e-12}).predict(["free"]) == ["spam"]

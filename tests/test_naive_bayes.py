@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
+
+import sklearn.exceptions
 
 from nbtext.errors import NotFittedError
 from nbtext.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
@@ -219,10 +222,14 @@ def test_class_prior_is_used():
 @pytest.mark.parametrize("variant, expected", [(MultinomialNB, [1 / 3, 2 / 3]), (BernoulliNB, [1 / 3, 2 / 3]),
                                                (ComplementNB, [1 / 2, 1 / 2])])
 def test_a_core_without_features_answers_its_priors_quietly(variant, expected):
-    """A search's fold can prune every term away: the core then answers every document with
-    the class priors (Complement NB with even odds), and warns of nothing (warnings fail tests)."""
-    core = variant().fit(np.zeros((3, 0)), ["a", "b", "b"])
+    """A search's fold can prune every term away: its core, given the fold's sums, then answers
+    every document with the class priors (Complement NB with even odds), and warns of nothing
+    (warnings fail tests). ``fit`` on documents without features is refused, as scikit-learn
+    refuses it."""
+    core = variant().fit_counts(np.zeros((2, 0)), [1, 2], classes=["a", "b"])
     np.testing.assert_allclose(core.predict_proba(np.zeros((2, 0))), [expected] * 2)
+    with pytest.raises(ValueError, match=r"^Found array with 0 feature\(s\) \(shape=\(3, 0\)\) while a minimum of 1"):
+        variant().fit(np.zeros((3, 0)), ["a", "b", "b"])
 
 
 @pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
@@ -249,7 +256,8 @@ def test_works_in_pipeline_with_clone_and_grid_search():
     assert search.best_score_ == 1.0
     assert search.predict(["cheap lunch offer"]).tolist() == ["spam"]
     copy = clone(ComplementNB(alpha=0.5, norm=True))
-    assert copy.get_params() == {"alpha": 0.5, "class_prior": None, "fit_prior": True, "norm": True}
+    assert copy.get_params() == {"alpha": 0.5, "class_prior": None, "fit_prior": True, "force_alpha": True,
+                                 "norm": True}
     assert repr(copy) == "ComplementNB(alpha=0.5, norm=True)"
 
 
@@ -276,21 +284,39 @@ def test_counts_that_are_not_finite_are_refused(ours, theirs, extra):
 def test_errors_say_what_is_wrong():
     with pytest.raises(NotFittedError, match="not fitted yet; call fit first"):
         MultinomialNB().predict([[1, 2]])
-    with pytest.raises(ValueError, match="negative values in X"):
+    with pytest.raises(ValueError, match="^Negative values in data passed to MultinomialNB, which needs counts"):
         MultinomialNB().fit([[1, -1], [0, 1]], ["a", "b"])
     with pytest.raises(TypeError, match="not one string"):
         MultinomialNB().fit([[1], [2]], "ab")
-    with pytest.raises(ValueError, match="X has 3 features, but MultinomialNB was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but MultinomialNB is expecting 2 features as input"):
         MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]).predict([[1, 2, 3]])
     with pytest.raises(ValueError, match="need one class to weigh towards and one against for each of the 2 rows"):
         MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]).contributions([[1, 0], [0, 1]], [0], [1])
-    with pytest.raises(ValueError, match="classes must be given"):
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
         MultinomialNB().partial_fit([[1, 0]], ["a"])
     with pytest.raises(ValueError, match=r"labels \['z'\] are not in classes"):
         MultinomialNB().partial_fit([[1, 0]], ["a"], classes=["a", "b"]).partial_fit([[1, 0]], ["z"])
-    for alpha in (0, np.nan, np.inf, "0.1", None, True, [0.1, 0.2]):  # nan passed, giving nan probabilities
-        with pytest.raises(ValueError, match="alpha must be a positive finite number"):
+    for alpha in (-1, np.nan, np.inf, [0.1, -0.2]):  # nan passed, giving nan probabilities
+        with pytest.raises(ValueError, match="alpha must be finite and not negative"):
             MultinomialNB(alpha=alpha).fit([[1, 0], [0, 1]], ["a", "b"])
+    for alpha in ("0.1", None, True, [[0.1, 0.2]]):
+        with pytest.raises(ValueError, match="^alpha must be a number, or one number per feature, got"):
+            MultinomialNB(alpha=alpha).fit([[1, 0], [0, 1]], ["a", "b"])
+    with pytest.raises(ValueError, match="^alpha has 3 values, but MultinomialNB has 2 features"):
+        MultinomialNB(alpha=[1, 2, 3]).fit([[1, 0], [0, 1]], ["a", "b"])
+    with pytest.raises(ValueError, match="^Unknown label type: continuous. MultinomialNB learns classes, and 0.5 is"):
+        MultinomialNB().fit([[1, 0], [0, 1]], [0.5, 1.0])
+    with pytest.raises(ValueError, match="^MultinomialNB requires y to be passed, but the target y is None"):
+        MultinomialNB().fit([[1, 0], [0, 1]], None)
+    with pytest.raises(ValueError, match="Reshape your data: X.reshape"):
+        MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"]).predict([1, 0])
+    with pytest.raises(ValueError, match=r"^BernoulliNB\(binarize=None\) takes presence, 0 or 1, but X holds 2: give"):
+        BernoulliNB(binarize=None).fit([[1, 2], [0, 1]], ["a", "b"])
+    with pytest.raises(ValueError, match="^Negative values in data passed to BernoulliNB"):
+        BernoulliNB(binarize=None).fit([[1, -1], [0, 1]], ["a", "b"])
+    np.testing.assert_array_equal(BernoulliNB().fit([[1, -1], [0, 1]], ["a", "b"]).feature_count_, [[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="^Complex data not supported"):
+        MultinomialNB().fit(np.array([[1 + 1j, 0], [0, 1]]), ["a", "b"])
 
 
 @pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
@@ -310,8 +336,8 @@ def test_nothing_to_learn_from_is_refused_and_a_later_empty_batch_adds_nothing(o
         theirs(**extra).fit(empty, [])
     with pytest.raises(ValueError, match=f"^{name} needs at least one document to learn from; X has none$"):
         variant().partial_fit(empty, [], classes=["a", "b"])
-    with pytest.raises(ValueError, match=f"^{name} needs at least one document to learn from; X has 2 rows, all of "
-                                         "weight 0$"):
+    with pytest.raises(ValueError, match=f"^{name} needs at least one document to learn from; sample weights are all "
+                                         "zero for the 2 rows of X$"):
         variant().fit([[1, 0], [0, 1]], ["a", "b"], sample_weight=[0, 0])
     refused = variant()
     with pytest.raises(ValueError, match=r"^labels \['z'\] are not in classes \['a', 'b'\]$"):
@@ -322,3 +348,98 @@ def test_nothing_to_learn_from_is_refused_and_a_later_empty_batch_adds_nothing(o
     before = fitted.predict_proba([[1, 0], [0, 3]])
     assert before[0, 0] > 0.5 > before[1, 0]
     np.testing.assert_array_equal(fitted.partial_fit(empty, []).predict_proba([[1, 0], [0, 3]]), before)
+
+
+@pytest.mark.parametrize("ours, theirs, extra", VARIANTS, ids=VARIANT_IDS)
+def test_the_api_of_scikit_learn_is_scikit_learns(sms_counts, ours, theirs, extra):
+    """What a scikit-learn user calls, with scikit-learn as the oracle on the SMS corpus: the
+    same parameters, joint log-likelihoods, force_alpha, partial_fit's rules on classes, and the
+    exception types they catch."""
+    X_train, y_train, X_test = sms_counts
+    assert sorted(ours(**extra).get_params()) == sorted(theirs(**extra).get_params())
+    mine, oracle = ours(alpha=0.3, **extra).fit(X_train, y_train), theirs(alpha=0.3, **extra).fit(X_train, y_train)
+    np.testing.assert_allclose(mine.predict_joint_log_proba(X_test), oracle.predict_joint_log_proba(X_test),
+                               rtol=1e-12, atol=1e-9)
+    # alpha below 1e-10 is raised to it, with a warning, unless force_alpha (then taken as given)
+    for force in (False, True):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            mine = ours(alpha=1e-14, force_alpha=force, **extra).fit(X_train, y_train)
+            oracle = theirs(alpha=1e-14, force_alpha=force, **extra).fit(X_train, y_train)
+        said = [str(w.message).split(",")[0].split(".")[0] for w in seen]
+        assert said == ([] if force else ["alpha too small will result in numeric errors"] * 2)
+        as_given = ours(alpha=1e-14 if force else 1e-10, **extra).fit(X_train, y_train)
+        np.testing.assert_array_equal(mine.predict_log_proba(X_test), as_given.predict_log_proba(X_test))
+        # scikit-learn's Complement NB adds alpha to a total of counts, where 1e-14 is lost (the
+        # textbook test above has nbtext's exact); the others agree to the last digits
+        if ours is not ComplementNB:
+            np.testing.assert_allclose(mine.predict_log_proba(X_test), oracle.predict_log_proba(X_test), atol=1e-9)
+    # partial_fit: classes on the first call, the same ones if given later; batches add up to fit
+    halves = np.array_split(np.arange(X_train.shape[0]), 3)
+    classes = np.unique(y_train)
+    for model in (ours(**extra), theirs(**extra)):
+        with pytest.raises(ValueError, match="classes must be passed on the first call to partial_fit"):
+            model.partial_fit(X_train[halves[0]], y_train[halves[0]])
+        for rows in halves:
+            model.partial_fit(X_train[rows], y_train[rows], classes=classes)
+        with pytest.raises(ValueError, match="is not the same as"):
+            model.partial_fit(X_train[halves[0]], y_train[halves[0]], classes=["ham", "spam", "eggs"])
+    mine, oracle = (model.partial_fit(X_train[halves[0]], y_train[halves[0]]) for model in (
+        ours(**extra).partial_fit(X_train, y_train, classes=classes),
+        theirs(**extra).partial_fit(X_train, y_train, classes=classes)))
+    np.testing.assert_allclose(mine.predict_log_proba(X_test), oracle.predict_log_proba(X_test), rtol=0, atol=1e-9)
+    # the exceptions scikit-learn users catch
+    for model in (ours(**extra), theirs(**extra)):
+        with pytest.raises(sklearn.exceptions.NotFittedError):
+            model.predict(X_test)
+        with pytest.raises(ValueError, match="Unknown label type"):
+            model.fit(X_train[:3], [0.5, 1.5, 2.5])
+
+
+@pytest.mark.parametrize("ours, theirs, extra", [v for v in VARIANTS if v[0] is not BernoulliNB],
+                         ids=[i for i, v in zip(VARIANT_IDS, VARIANTS) if v[0] is not BernoulliNB])
+def test_one_alpha_per_feature_is_scikit_learns(sms_counts, ours, theirs, extra):
+    """alpha as a vector, one per word: scikit-learn as the oracle, to 1e-9 (its BernoulliNB
+    adds the vector to the class counts, which fails unless there are as many classes as
+    features: Bernoulli's is checked by hand below)."""
+    X_train, y_train, X_test = sms_counts
+    alpha = np.random.default_rng(7).uniform(0.01, 2.0, X_train.shape[1])
+    mine, oracle = ours(alpha=alpha, **extra).fit(X_train, y_train), theirs(alpha=alpha, **extra).fit(X_train, y_train)
+    np.testing.assert_allclose(mine.feature_log_prob_, oracle.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_allclose(mine.predict_log_proba(X_test), oracle.predict_log_proba(X_test), rtol=0, atol=1e-9)
+    one_by_one = [mine.predict_log_proba(X_test[i]) for i in range(50)]  # a row's weights, as a batch's
+    np.testing.assert_array_equal(np.vstack(one_by_one), mine.predict_log_proba(X_test[:50]))
+
+
+def test_bernoulli_with_one_alpha_per_feature_by_hand():
+    """The IR book's example 13.2, with each word its own alpha: P(w|c) = (D_cw + a_w) / (D_c + 2 a_w)."""
+    X = [[2, 1, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 0, 0, 1, 1]]
+    a = np.array([0.5, 1.0, 2.0, 0.1, 1.5, 3.0])
+    nb = BernoulliNB(alpha=a).fit(X, ["china", "china", "china", "japan"])
+    docs_with = np.array([[3, 1, 1, 1, 0, 0], [1, 0, 0, 0, 1, 1]])
+    p = (docs_with + a) / (np.array([[3], [1]]) + 2 * a)
+    np.testing.assert_allclose(np.exp(nb.feature_log_prob_), p)
+    d5 = np.array([1, 0, 0, 0, 1, 1])  # Chinese, Tokyo, Japan present
+    joint = np.log([3 / 4, 1 / 4]) + np.log(np.where(d5, p, 1 - p)).sum(axis=1)
+    np.testing.assert_allclose(nb.predict_joint_log_proba([[3, 0, 0, 0, 1, 1]])[0], joint)
+
+
+def test_a_table_keeps_its_column_names_as_scikit_learn_does(sms_counts):
+    """fit on a pandas DataFrame keeps its column names in feature_names_in_; a table whose
+    columns differ is refused with scikit-learn's words, where its numbers would be read as
+    other words' counts."""
+    pd = pytest.importorskip("pandas", reason="pandas shows what a table of named columns does")
+    X_train, y_train, _ = sms_counts
+    words = [f"w{i}" for i in range(40)]
+    table = pd.DataFrame(X_train[:, :40].toarray(), columns=words)
+    mine, oracle = MultinomialNB().fit(table, y_train), skl.MultinomialNB().fit(table, y_train)
+    assert mine.feature_names_in_.tolist() == oracle.feature_names_in_.tolist() == words
+    assert mine.feature_names_in_.dtype == object
+    np.testing.assert_allclose(mine.predict_log_proba(table), oracle.predict_log_proba(table), rtol=0, atol=1e-9)
+    for model in (mine, oracle):
+        with pytest.raises(ValueError, match="^The feature names should match those that were passed during fit.\n"
+                                             "Feature names must be in the same order"):
+            model.predict(table[words[::-1]])
+        with pytest.warns(UserWarning, match="X does not have valid feature names"):
+            model.predict(table.to_numpy())
+    assert not hasattr(MultinomialNB().fit(table, y_train).fit(table.to_numpy(), y_train), "feature_names_in_")

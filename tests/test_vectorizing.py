@@ -246,10 +246,10 @@ def test_scores_are_the_same_bits_however_the_documents_arrive(mail_and_news, se
     np.testing.assert_array_equal(at_once[::25], np.vstack([one_by_one.predict_log_proba([t]) for t in texts[::25]]))
     # Below the probabilities too: each kept weight is what one pass over all its columns gives.
     for model in (first, one_by_one):
-        rows, slots, used = model.core._weight_rows
+        rows, slots, used = model.core._kept["weight_rows"]
         columns = np.flatnonzero(slots)
         assert sorted(slots[columns]) == list(range(1, used))
-        whole = model.core._weights_of(model.core.feature_count_[:, columns])
+        whole = model.core._weights_of(model.core.feature_count_[:, columns], model.core._alpha_at(columns))
         np.testing.assert_array_equal(rows[slots[columns]], whole.T)
 
 
@@ -270,9 +270,9 @@ def test_a_model_pickled_while_it_scores_scores_as_a_fresh_one(mail_and_news, va
     model.predict_log_proba(mail_and_news[2][:100])  # the rows grow to twice what they hold
     buffers: list = []
     sent = pickle.dumps(model, protocol=5, buffer_callback=buffers.append)
-    rows = model.core._weight_rows[0]
+    rows = model.core._kept["weight_rows"][0]
     model.predict_log_proba(mail_and_news[2][100:150])
-    assert model.core._weight_rows[0] is rows  # written in place, into the bytes being sent
+    assert model.core._kept["weight_rows"][0] is rows  # written in place, into the bytes being sent
     copy = pickle.loads(sent, buffers=buffers)
     np.testing.assert_array_equal(copy.predict_log_proba(texts), expected)
     np.testing.assert_array_equal(model.predict_log_proba(texts), expected)
