@@ -1,18 +1,24 @@
 """What every nbtext classifier shares: scikit-learn's estimator protocol (parameters, tags,
-fitted-ness) and the predict family, from the joint log-likelihood each model computes.
+fitted-ness), ``fit`` and ``partial_fit``, and the predict family.
 
-A model supplies ``_jll(X)``, log P(c) + log P(x|c) for each document and class (or the
-scores Complement NB ranks by), and says through ``_input_tags()`` what its ``X`` may be.
+A model supplies ``_checked_X_y`` (its ``X`` as it takes it, and the labels), ``_start`` (its
+sums, zero, for the classes and features of a first call), ``_add`` (a batch's sums added to
+them), ``_update`` (what scoring needs, from the sums) and ``_jll(X)`` (log P(c) + log P(x|c)
+for each document and class, or the scores Complement NB ranks by); and says through
+``_input_tags()`` what its ``X`` may be.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from .estimator_inputs import check_feature_names
+from .estimator_inputs import check_feature_names, feature_names
+
+#: An estimator's own class: fit returns the estimator it was called on.
+Self = TypeVar("Self", bound="Classifier")
 
 
 class Classifier:
@@ -38,7 +44,7 @@ class Classifier:
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._param_names()}
 
-    def set_params(self, **params: Any) -> Any:
+    def set_params(self: Self, **params: Any) -> Self:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
@@ -91,6 +97,46 @@ class Classifier:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input: one column for each of the features it was "
                              "fitted on")
+
+    # --- fitting -------------------------------------------------------------------------
+
+    def fit(self: Self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        """Learn from documents ``X`` (documents x features) with labels ``y``, anew."""
+        names = feature_names(X)
+        X, y = self._checked_X_y(X, y)
+        for name in ("classes_", self._fitted_attribute, "feature_names_in_"):
+            self.__dict__.pop(name, None)
+        self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+        if names is not None:
+            self.feature_names_in_ = names
+        return self
+
+    def partial_fit(self: Self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
+        """Add documents to what was learned; ``classes`` is required on the first call, and
+        where given later must be the same."""
+        table, names = X, feature_names(X)
+        X, y = self._checked_X_y(X, y)
+        weights = sample_weights(sample_weight, X.shape[0])
+        first, known, index = self._class_index(X, table, y, classes, weights)
+        if first:
+            self._start(known, X.shape[1])
+            if names is not None:
+                self.feature_names_in_ = names
+        self._add(X, index, weights)
+        self._update()
+        return self
+
+    def _checked_X_y(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
+        raise NotImplementedError
+
+    def _start(self, classes: np.ndarray, n_features: int) -> None:
+        raise NotImplementedError
+
+    def _add(self, X: Any, index: np.ndarray, weights: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _update(self) -> None:
+        raise NotImplementedError
 
     def _class_index(self, X: Any, table: Any, y: np.ndarray, classes: Any,
                      weights: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:

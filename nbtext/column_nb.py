@@ -8,46 +8,24 @@ each feature's likelihood on its own, so leaving one out is summing it out.
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, TypeVar
 
 import numpy as np
 
-from .classifier import Classifier, class_log_prior, sample_weights
-from .estimator_inputs import check_feature_names, checked_labels, feature_names
+from .classifier import Classifier, class_log_prior
+from .estimator_inputs import check_feature_names, checked_labels
+
+
+#: A column model's own class: merge returns one of the same class.
+Column = TypeVar("Column", bound="ColumnNB")
 
 
 class ColumnNB(Classifier):
-    """The shared fitting of the column models: labels, weights, classes on the first
-    ``partial_fit``, feature names; a model adds a batch's sums in ``_add`` and merges another
-    model's in ``_merge``."""
+    """What the column models share: dense tables with NaN for a missing value, and ``merge``,
+    for which a model adds another's sums in ``_merge``."""
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Any:
-        """Learn from ``X`` (documents x columns) with labels ``y``."""
-        for name in ("classes_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
-        names = feature_names(X)
-        X, y = self._checked_X_y(X, y)
-        self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
-        if names is not None:
-            self.feature_names_in_ = names
-        return self
-
-    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Any:
-        """Add documents to what was learned; ``classes`` is required on the first call, and
-        where given later must be the same."""
-        table, names = X, feature_names(X)
-        X, y = self._checked_X_y(X, y)
-        weights = sample_weights(sample_weight, X.shape[0])
-        first, known, index = self._class_index(X, table, y, classes, weights)
-        if first:
-            self._start(known, X.shape[1])
-            if names is not None:
-                self.feature_names_in_ = names
-        self._add(X, index, weights)
-        self._update()
-        return self
-
-    def merge(self, other: Any) -> Any:
+    def merge(self: Column, other: Column) -> Column:
         """A new model of this one's documents and ``other``'s, as ``fit`` on both would make
         it (to rounding): the two must have the same classes and columns."""
         self._check_fitted()
@@ -81,7 +59,7 @@ class ColumnNB(Classifier):
         if array.ndim != 2:
             raise ValueError(f"expected a 2-D table, got {array.ndim} dimension(s). Reshape your data: "
                              "X.reshape(1, -1) for one document, X.reshape(-1, 1) for one feature")
-        if not array.shape[0] or not array.shape[1]:
+        if not array.shape[1] or not (array.shape[0] or self.__sklearn_is_fitted__()):  # a later batch may be empty
             raise ValueError(f"Found array with {array.shape[0]} sample(s) and {array.shape[1]} feature(s) "
                              f"(shape={array.shape}) while a minimum of 1 is required by {name}")
         array = array.astype(np.float64)
@@ -99,18 +77,7 @@ class ColumnNB(Classifier):
     def _input_tags(self) -> dict[str, bool]:
         return {**super()._input_tags(), "allow_nan": True}
 
-    # --- what a model provides -----------------------------------------------------------
-
-    def _start(self, classes: np.ndarray, n_features: int) -> None:
-        raise NotImplementedError
-
-    def _add(self, X: np.ndarray, index: np.ndarray, weights: np.ndarray) -> None:
-        raise NotImplementedError
-
     def _merge(self, other: Any) -> None:
-        raise NotImplementedError
-
-    def _update(self) -> None:
         raise NotImplementedError
 
 
@@ -189,6 +156,9 @@ class GaussianNB(ColumnNB):
             self.all_count_, self.all_mean_, self.all_m2_, other.all_count_, other.all_mean_, other.all_m2_)
 
     def _update(self) -> None:
+        smoothing = np.asarray(self.var_smoothing)
+        if smoothing.ndim or smoothing.dtype.kind not in "iuf" or not (np.isfinite(smoothing) and smoothing >= 0):
+            raise ValueError(f"var_smoothing must be a number not below 0, got {self.var_smoothing!r}")
         spread = np.divide(self.all_m2_, self.all_count_, out=np.zeros_like(self.all_m2_), where=self.all_count_ > 0)
         self.epsilon_ = self.var_smoothing * (spread.max() if spread.size else 0.0)
         seen = self.feature_weight_ > 0
@@ -302,12 +272,13 @@ class CategoricalNB(ColumnNB):
             for ours, theirs in zip(self.category_count_, other.category_count_)]
 
     def _update(self) -> None:
-        alpha = float(self.alpha)
+        given = np.asarray(self.alpha)
+        if given.ndim or given.dtype.kind not in "iuf":  # not "0.1", None, True
+            raise ValueError(f"alpha must be a number, got {self.alpha!r}")
+        alpha = float(given)
         if not (np.isfinite(alpha) and alpha >= 0):
             raise ValueError(f"alpha must be finite and not negative, got {self.alpha!r}")
         if alpha < 1e-10 and not self.force_alpha:
-            import warnings
-
             warnings.warn("alpha too small will result in numeric errors, setting alpha = 1.0e-10; force_alpha=True "
                           "keeps it as given", UserWarning, stacklevel=4)
             alpha = 1e-10

@@ -16,16 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from .classifier import Classifier, class_log_prior, logsumexp, sample_weights
-from .estimator_inputs import check_feature_names, checked_labels, feature_names
+from .classifier import Classifier, class_log_prior, logsumexp
+from .estimator_inputs import check_feature_names, checked_labels
 from .matrices import ColumnBlocks, ColumnMatrix, CountMatrix, run_starts, used_columns
 
 
 class NaiveBayes(Classifier):
     """The shared machinery of the discrete Naive Bayes variants.
 
-    The base owns ``fit``/``partial_fit`` and the class priors; ``Classifier`` the ``predict``
-    family (one log-sum-exp) and scikit-learn's protocol. A variant supplies:
+    The base owns the sums (``_start``, ``_add``, ``fit_counts``), alpha and the class priors;
+    ``Classifier`` owns ``fit``/``partial_fit``, the ``predict`` family (one log-sum-exp) and
+    scikit-learn's protocol. A variant supplies:
 
     - ``_statistic(X)``: what is counted per class from a document matrix (the counts
       themselves, or presence for Bernoulli);
@@ -83,38 +84,17 @@ class NaiveBayes(Classifier):
 
     # --- fitting -------------------------------------------------------------------------
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayes:
-        """Learn from documents ``X`` (n_samples x n_features counts) with labels ``y``."""
-        names = feature_names(X)
-        X, y = self._check_X_y(X, y)
-        for name in ("classes_", "feature_count_", "class_count_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
-        self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
-        if names is not None:
-            self.feature_names_in_ = names
-        return self
+    def _start(self, classes: np.ndarray, n_features: int) -> None:
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        self.feature_count_ = np.zeros((len(classes), n_features))
+        self.class_count_ = np.zeros(len(classes))
 
-    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> NaiveBayes:
-        """Add documents to what was learned; ``classes`` is required on the first call, and
-        where given later must be the same."""
-        X_table, names = X, feature_names(X)
-        X, y = self._check_X_y(X, y)
-        weights = sample_weights(sample_weight, X.shape[0])
-        first, known, y_index = self._class_index(X, X_table, y, classes, weights)
-        if first:
-            self.classes_ = known
-            self.n_features_in_ = X.shape[1]
-            if names is not None:
-                self.feature_names_in_ = names
-            self.feature_count_ = np.zeros((len(known), X.shape[1]))
-            self.class_count_ = np.zeros(len(known))
-        else:
-            self.feature_count_ = np.asarray(self.feature_count_, dtype=np.float64)
-        statistic = self._statistic(X)
-        self.feature_count_ += statistic.column_sums_by(y_index, len(self.classes_), weights)
-        self.class_count_ += np.bincount(y_index, weights=weights, minlength=len(self.classes_))
-        self._update()
-        return self
+    def _add(self, X: CountMatrix, index: np.ndarray, weights: np.ndarray) -> None:
+        # sums taken by fit_counts may be a ColumnMatrix: adding to them makes them an array
+        self.feature_count_ = np.asarray(self.feature_count_, dtype=np.float64)
+        self.feature_count_ += self._statistic(X).column_sums_by(index, len(self.classes_), weights)
+        self.class_count_ += np.bincount(index, weights=weights, minlength=len(self.classes_))
 
     def fit_counts(self, feature_count: Any, class_count: Any, *, classes: Any) -> NaiveBayes:
         """Take per-class sums made elsewhere (the CLI's streaming counts, a merged run);
@@ -301,7 +281,7 @@ class NaiveBayes(Classifier):
 
     # --- checks --------------------------------------------------------------------------
 
-    def _check_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
+    def _checked_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
         name = type(self).__name__
         X = CountMatrix.coerce(X)
         y = checked_labels(y, X.shape[0], name)
@@ -417,8 +397,8 @@ class BernoulliNB(NaiveBayes):
         values are presence itself, 0 or 1."""
         return self.binarize is None
 
-    def _check_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
-        X, y = super()._check_X_y(X, y)
+    def _checked_X_y(self, X: Any, y: Any) -> tuple[CountMatrix, np.ndarray]:
+        X, y = super()._checked_X_y(X, y)
         if self.binarize is None and not ((X.data == 0) | (X.data == 1)).all():
             # a word in more documents than the class has makes log(1 - P) the log of a negative
             raise ValueError(f"BernoulliNB(binarize=None) takes presence, 0 or 1, but X holds "

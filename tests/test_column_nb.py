@@ -137,6 +137,16 @@ def test_a_category_never_seen_scores_as_the_smoothing_implies():
                                         math.log(1 / 4) + math.log(0.5 / (1 + 0.5 * 2))])
 
 
+@pytest.mark.parametrize("model", [GaussianNB, CategoricalNB])
+def test_nothing_to_learn_from_is_refused_and_a_later_empty_batch_adds_nothing(model):
+    empty = rf"^Found array with 0 sample\(s\) and 1 feature\(s\) .* required by {model.__name__}$"
+    with pytest.raises(ValueError, match=empty):
+        model().fit(np.zeros((0, 1)), [])
+    fitted = model().fit([[0.0], [1.0], [1.0]], ["a", "b", "b"])
+    before = fitted.predict_log_proba([[0.0], [1.0]])
+    np.testing.assert_array_equal(fitted.partial_fit(np.zeros((0, 1)), []).predict_log_proba([[0.0], [1.0]]), before)
+
+
 def test_bad_columns_are_refused_with_what_to_do():
     with pytest.raises(ValueError, match=r"^CategoricalNB takes categories as codes 0, 1, 2, ..., but X holds 1.5: "
                                          "encode each column"):
@@ -149,5 +159,13 @@ def test_bad_columns_are_refused_with_what_to_do():
         GaussianNB().fit([[1.0], [np.inf]], ["a", "b"])
     with pytest.raises(ValueError, match=r"^priors must not be negative and must sum to 1, got \[0.5, 0.6\]"):
         GaussianNB(priors=[0.5, 0.6]).fit([[1.0], [2.0]], ["a", "b"])
+    for smoothing in (-1e-9, "1e-9", None, float("nan")):
+        with pytest.raises(ValueError, match="^var_smoothing must be a number not below 0, got"):
+            GaussianNB(var_smoothing=smoothing).fit([[1.0], [2.0]], ["a", "b"])
+    for alpha in ("0.1", True, None, [1.0]):
+        with pytest.raises(ValueError, match="^alpha must be a number, got"):
+            CategoricalNB(alpha=alpha).fit([[0], [1]], ["a", "b"])
+    with pytest.raises(ValueError, match="^alpha must be finite and not negative"):
+        CategoricalNB(alpha=-1).fit([[0], [1]], ["a", "b"])
     with pytest.raises(ValueError, match="^min_categories must be a number of categories"):
         CategoricalNB(min_categories=[2, 3]).fit([[0], [1]], ["a", "b"])

@@ -18,11 +18,13 @@ import sys
 import warnings
 
 import pytest
+import sklearn
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from nbtext.column_nb import CategoricalNB, GaussianNB
 from nbtext.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 
+SKLEARN = tuple(int(part) for part in sklearn.__version__.split(".")[:2])
 ESTIMATORS = [
     MultinomialNB(),
     BernoulliNB(),
@@ -38,6 +40,9 @@ EXPECTED_TO_FAIL = {
     ("CategoricalNB", "check_classifiers_one_label_sample_weights"):
         "feeds fractions as category codes: nbtext refuses them, naming no class",
 }
+if SKLEARN < (1, 6):  # later releases first make the data what the tags ask: codes, for a categorical one
+    EXPECTED_TO_FAIL[("CategoricalNB", "check_classifiers_one_label")] = (
+        "feeds fractions as category codes: nbtext refuses them, naming no class")
 
 
 # nbtext's estimators do not inherit scikit-learn's BaseEstimator: importing scikit-learn costs a
