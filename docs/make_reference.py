@@ -80,7 +80,10 @@ def render() -> str:
         for param in command.get_params(ctx):
             if not isinstance(param, click.Option) or param.hidden:
                 continue
-            names = ", ".join(f"`{opt}`" for opt in [*param.opts, *param.secondary_opts])
+            opts = [*param.opts, *param.secondary_opts]
+            if param.name == "help":  # click before 8.3 lists them from a set, in an order of chance
+                opts = [name for name in ctx.help_option_names if name in opts]
+            names = ", ".join(f"`{opt}`" for opt in opts)
             lines.append(f"| {names} | {_values(param, ctx)} | {_default(param, ctx)} | {_cell(param.help or '')} |")
         lines.append("")
     return "\n".join(lines)
