@@ -140,20 +140,44 @@ class GaussianNB(ColumnNB):
             mean = np.divide((w * values[rows]).sum(axis=0), total, out=np.zeros_like(total), where=total > 0)
             m2 = (w * (values[rows] - mean) ** 2).sum(axis=0)
             self.class_count_[c] += weights[rows].sum()
-            self.feature_weight_[c], self.theta_[c], self.m2_[c] = _merged_moments(
+            self.feature_weight_[c], self.theta_[c], self.m2_[c] = merged_moments(
                 self.feature_weight_[c], self.theta_[c], self.m2_[c], total, mean, m2)
         count = present.sum(axis=0).astype(np.float64)
         mean = np.divide(values.sum(axis=0), count, out=np.zeros_like(count), where=count > 0)
         m2 = (present * (values - mean) ** 2).sum(axis=0)
-        self.all_count_, self.all_mean_, self.all_m2_ = _merged_moments(
+        self.all_count_, self.all_mean_, self.all_m2_ = merged_moments(
             self.all_count_, self.all_mean_, self.all_m2_, count, mean, m2)
 
     def _merge(self, other: GaussianNB) -> None:
         self.class_count_ = self.class_count_ + other.class_count_
-        self.feature_weight_, self.theta_, self.m2_ = _merged_moments(
+        self.feature_weight_, self.theta_, self.m2_ = merged_moments(
             self.feature_weight_, self.theta_, self.m2_, other.feature_weight_, other.theta_, other.m2_)
-        self.all_count_, self.all_mean_, self.all_m2_ = _merged_moments(
+        self.all_count_, self.all_mean_, self.all_m2_ = merged_moments(
             self.all_count_, self.all_mean_, self.all_m2_, other.all_count_, other.all_mean_, other.all_m2_)
+
+    @classmethod
+    def from_moments(cls, classes: np.ndarray, weight: np.ndarray, mean: np.ndarray, m2: np.ndarray,
+                     all_moments: tuple[np.ndarray, np.ndarray, np.ndarray], *, var_smoothing: float = 1e-9
+                     ) -> GaussianNB:
+        """A model fitted on sums kept elsewhere (``tabular.ColumnSums``): per class and feature,
+        the documents' weight, mean and sum of squared deviations, and ``all_moments`` the
+        same over all documents. Its priors are even: the sums' owner adds its own."""
+        model = cls(var_smoothing=var_smoothing)
+        model._start(classes, weight.shape[1])
+        model.feature_weight_, model.theta_, model.m2_ = weight, mean, m2
+        model.all_count_, model.all_mean_, model.all_m2_ = all_moments
+        model.class_count_ = np.ones(len(classes))
+        model._update()
+        return model
+
+    def feature_log_likelihood(self, feature: int, value: float) -> np.ndarray:
+        """log N(value; mean, variance) of ``feature`` under each class; 0s for a feature no
+        training document had, which tells no class from another."""
+        self._check_fitted()
+        if not self._informative[feature]:
+            return np.zeros(len(self.classes_))
+        var, mean = self.var_[:, feature], self._mean[:, feature]
+        return -0.5 * (np.log(2.0 * np.pi * var) + (value - mean) ** 2 / var)
 
     def _update(self) -> None:
         smoothing = np.asarray(self.var_smoothing)
@@ -271,6 +295,25 @@ class CategoricalNB(ColumnNB):
             _widened(ours, max(ours.shape[1], theirs.shape[1])) + _widened(theirs, max(ours.shape[1], theirs.shape[1]))
             for ours, theirs in zip(self.category_count_, other.category_count_)]
 
+    @classmethod
+    def from_counts(cls, classes: np.ndarray, category_count: list[np.ndarray], *, alpha: float = 1.0
+                    ) -> CategoricalNB:
+        """A model fitted on counts kept elsewhere (``tabular.ColumnSums``): per feature, classes x
+        categories. Its priors are even: the counts' owner adds its own."""
+        model = cls(alpha=alpha)
+        model._start(classes, len(category_count))
+        model.category_count_ = [counts.copy() for counts in category_count]
+        model.class_count_ = np.ones(len(classes))
+        model._update()
+        return model
+
+    def feature_log_likelihood(self, feature: int, code: int) -> np.ndarray:
+        """log P(category ``code`` | class) of ``feature`` under each class; for a code past
+        those seen in training, what the smoothing gives an unseen category."""
+        self._check_fitted()
+        log_prob = self.feature_log_prob_[feature]
+        return log_prob[:, code] if code < log_prob.shape[1] else self._unseen_log_prob[:, feature]
+
     def _update(self) -> None:
         given = np.asarray(self.alpha)
         if given.ndim or given.dtype.kind not in "iuf":  # not "0.1", None, True
@@ -306,12 +349,12 @@ class CategoricalNB(ColumnNB):
         return jll
 
 
-def _merged_moments(n_a: np.ndarray, mean_a: np.ndarray, m2_a: np.ndarray,
+def merged_moments(n_a: np.ndarray, mean_a: np.ndarray, m2_a: np.ndarray,
                     n_b: np.ndarray, mean_b: np.ndarray, m2_b: np.ndarray) -> tuple[np.ndarray, ...]:
     """Weights, means and sums of squared deviations of two parts, as of the whole.
 
     >>> one, two = np.array([1.0]), np.array([2.0])
-    >>> _merged_moments(two, two, two, one, 5 * one, 0 * one)  # {1, 3} and {5}: {1, 3, 5}
+    >>> merged_moments(two, two, two, one, 5 * one, 0 * one)  # {1, 3} and {5}: {1, 3, 5}
     (array([3.]), array([3.]), array([8.]))
     """
     n = n_a + n_b

@@ -436,6 +436,7 @@ def _combine(terms: list[str], classes: list[str], parts: list[tuple[np.ndarray,
     values = {}
     for name in parts[0][2]:
         column = np.concatenate([p[2][name] for p in parts])
-        values[name] = np.bincount(where, weights=column, minlength=len(keys))
+        # (bincount gives integers where there is nothing to count: a table read without text)
+        values[name] = np.bincount(where, weights=column, minlength=len(keys)).astype(np.float64, copy=False)
     width = max(len(classes), 1)
     return FrozenCounts(terms, classes, keys % width, keys // width, values, class_docs, tf, doc_norm)

@@ -85,8 +85,11 @@ def evaluate_model(model: Model, documents: Iterable[Document], read_report: Rea
     wrongly: list[WrongAnswer] = []
     stream = iter(documents)
     while batch := list(itertools.islice(stream, BATCH)):
-        blocks.append(model.predict_log_proba([doc.text for doc in batch]))
+        values = None if model.columns is None else [doc.values for doc in batch]
+        blocks.append(model.predict_log_proba([doc.text for doc in batch], values))
         read_report.no_known_word += without_known_words(batch, model.scored_as_empty(blocks[-1]))
+        if values is not None:
+            read_report.unseen_values.update(model.unseen_values(values))
         y_true += labels_of(batch)
         if wrong:
             wrongly += wrongly_labelled(model, batch, blocks[-1], explain)
@@ -124,7 +127,8 @@ def wrongly_labelled(model: Model, batch: Sequence[Document], log_proba: np.ndar
     why = {}
     if explain and known:
         explained = model.explain([batch[i].text for i in known], explain, log_proba=log_proba[known],
-                                  against=[labels[i] for i in known])
+                                  against=[labels[i] for i in known],
+                                  values=None if model.columns is None else [batch[i].values for i in known])
         why = dict(zip(known, explained))
     answers = []
     for i in wrong:

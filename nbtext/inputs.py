@@ -40,9 +40,14 @@ def remembered_columns(model: Model, paths: Sequence[str], given: Columns | None
     """The columns ``given``, or where none were, those ``model`` was trained with, if every one
     of ``paths`` is a CSV or JSONL file, to read the same way; else None (the formats' own)."""
     trained = model.summary.get("columns")
+    if given is not None and trained and trained.get("numeric", []) + trained.get("categorical", []) \
+            and not given.values:  # a model's numbers and categories are read wherever its text is
+        return dataclasses.replace(given, numeric=tuple(trained["numeric"]), categorical=tuple(trained["categorical"]),
+                                   text_optional=trained["text_optional"])
     if given is not None or not trained or not paths or not all(table_kind(path) == "records" for path in paths):
         return given
-    return Columns(trained["text"], trained["label"], trained["id"])
+    return Columns(trained["text"], trained["label"], trained["id"], numeric=tuple(trained.get("numeric", ())),
+                   categorical=tuple(trained.get("categorical", ())), text_optional=trained.get("text_optional", False))
 
 
 def corpus_for(model: Model, paths: Sequence[str], *, input_format: str | None = None,

@@ -17,7 +17,7 @@ from .limits import MAX_DOCUMENT_BYTES
 from .model import Model, with_texts
 from .modelfile import folder_given, locked
 from .readers import Document, ReadReport, iter_unlabelled
-from .readers.document import text_digest
+from .readers.document import document_digest
 from .readers.files import is_pipe
 from .spam import SpamFilter
 from .training import held_already, update
@@ -101,7 +101,7 @@ def learn(model_path: str, messages: Mapping[str, Sequence[str]], *, unlearn: bo
             raise DataError(f"{error}: the messages were not all learned as given ({given}); unlearn each as "
                             "the kind it was learned as") from None
         _count_learned(updated.summary, [labels[kind] for kind in messages], documents, unlearn)
-        digests = [text_digest(doc.text) for doc in documents]
+        digests = [document_digest(doc) for doc in documents]
         updated.texts = with_texts(model.texts, digests, remove=unlearn)
         repeats = 0 if unlearn else held_already(model, digests)
         updated.save(model_path)

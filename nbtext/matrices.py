@@ -352,7 +352,8 @@ class ColumnMatrix:
         if axis == 0:
             return np.bincount(self._columns_of_entries(), weights=self.values, minlength=self.shape[1])
         if self._row_sums is None:
-            self._row_sums = np.bincount(self.rows, weights=self.values, minlength=self.shape[0])
+            # (as floats where there is nothing to sum: bincount gives integers then)
+            self._row_sums = np.bincount(self.rows, weights=self.values, minlength=self.shape[0]).astype(np.float64)
         return self._row_sums.copy()
 
     def __getitem__(self, key: tuple) -> np.ndarray:

@@ -14,6 +14,7 @@ import functools
 import math
 import os
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -29,14 +30,18 @@ from .counting import FrozenCounts, weigh_rows
 from .errors import DataError, ModelError, NbtextError
 from .limits import MAX_ALPHA
 from .matrices import ColumnMatrix, CountMatrix
+from .classifier import logsumexp
 from .naive_bayes import VARIANTS, NaiveBayes
+from .tabular import ColumnScorer, ColumnSums, Values
 from .terms import PackedTerms, count_features, pack_terms, sorted_position
 from .vectorizing import AnyTable, TokenClash, fixed_table, supports
 
 FORMAT = "nbtext-model"
 #: 2: the file holds a checksum of everything else in it (``modelfile.checksum``). Files of
-#: format 1, which hold none, are read as they were.
-FORMAT_VERSION = 2
+#: format 1, which hold none, are read as they were. 3: it may hold numeric and categorical
+#: columns (``tabular.ColumnSums``); a model without them is still written in format 2, which
+#: older nbtext reads.
+FORMAT_VERSION = 3
 #: Characters of text a scoring thread gets at least: below that, starting it costs more
 #: than it saves.
 THREAD_CHARACTERS = 1 << 16
@@ -82,12 +87,15 @@ class Model:
         terms: Sequence[str] | None = None,
         statistic: ColumnMatrix | None = None,
         idf: np.ndarray | None = None,
+        columns: ColumnSums | None = None,
     ) -> None:
         unknown = set(settings or {}) - set(self.DEFAULT_SETTINGS)
         if unknown:
             raise ValueError(_unknown_settings(sorted(unknown), self.DEFAULT_SETTINGS))
         self.analyzer = analyzer
         self.counts = counts
+        #: What the model learnt of a table's numeric and categorical columns, or None.
+        self.columns = None if columns is None else columns.aligned(counts.classes)
         self.settings = {**self.DEFAULT_SETTINGS, **(settings or {})}
         self.summary = summary or {}
         #: Sorted digests (``text_digest``) of the texts trained on, one a document, repeats kept;
@@ -147,7 +155,7 @@ class Model:
         if self.columns_key(settings) != self.columns_key(self.settings):
             raise ValueError("settings that prune, weigh or count otherwise make other columns")
         return Model(self.analyzer, self.counts, settings, kept=self._kept, terms=self._terms,
-                     statistic=self._statistic, idf=self._idf)
+                     statistic=self._statistic, idf=self._idf, columns=self.columns)
 
     @property
     def terms(self) -> Sequence[str]:
@@ -244,10 +252,12 @@ class Model:
             return matrix
         return weigh_rows(matrix, tf=self.counts.tf, doc_norm=self.counts.doc_norm, column_weights=self._idf)
 
-    def predict_log_proba(self, texts: Iterable[str]) -> np.ndarray:
+    def predict_log_proba(self, texts: Iterable[str], values: Sequence[Values | None] | None = None) -> np.ndarray:
         """Log-probability of each class (in ``classes`` order) for each text; tempered when
         the model was trained with ``--calibrate``, and for a spam filter, its calibrated
-        spam score (``SpamFilter.calibrated``)."""
+        spam score (``SpamFilter.calibrated``). For a model with numeric or categorical
+        columns, ``values`` holds each text's (``Document.values``; a column without a value,
+        or no values at all, is left out: summed out, as Naive Bayes allows)."""
         texts = _texts(texts)
         table = self._table_for(texts)
         threads, blocks = self._thread_blocks(texts) if table is not None else (1, [texts])
@@ -259,7 +269,31 @@ class Model:
                 log_proba = np.concatenate(list(pool.map(score, blocks)))
         else:
             log_proba = score(texts)
-        return self._calibrated(log_proba)
+        return self._calibrated(self._with_columns(log_proba, values))
+
+    def _with_columns(self, log_proba: np.ndarray, values: Sequence[Values | None] | None) -> np.ndarray:
+        """The text core's ``log_proba`` with the columns' log-likelihoods added (``tabular``'s
+        formula): its joint log-likelihood up to a constant for each document, which the
+        normalising takes out. Complement NB's text scores hold no prior, so the model's is
+        added, once; the other cores' hold it."""
+        if self.columns is None:
+            return log_proba
+        if values is not None and len(values) != len(log_proba):
+            raise ValueError(f"{len(values)} rows of values for {len(log_proba)} texts")
+        jll = log_proba + self._column_scorer.joint(values, len(log_proba))
+        if self.settings["variant"] == "complement" and len(self.classes) > 1:
+            jll += self.core.class_log_prior_
+        return jll - logsumexp(jll)[:, None]
+
+    @functools.cached_property
+    def _column_scorer(self) -> ColumnScorer:
+        assert self.columns is not None
+        return ColumnScorer(self.columns)
+
+    def unseen_values(self, values: Sequence[Values | None]) -> Counter[str]:
+        """How many of ``values``' categories each categorical column never had in training
+        (what the read report counts)."""
+        return Counter() if self.columns is None else self._column_scorer.unseen(values)
 
     def _calibrated(self, log_proba: np.ndarray) -> np.ndarray:
         """The core's ``log_proba`` as the model answers: tempered, or a filter's spam score."""
@@ -270,10 +304,10 @@ class Model:
             log_proba = platt_scaled(log_proba, self.classes.index(spam["label"]), spam["slope"], spam["intercept"])
         return log_proba
 
-    def predict_proba(self, texts: Iterable[str]) -> np.ndarray:
+    def predict_proba(self, texts: Iterable[str], values: Sequence[Values | None] | None = None) -> np.ndarray:
         """Probability of each class (in ``classes`` order) for each text: the figures
         ``nbtext predict --proba`` prints, ``exp`` of ``predict_log_proba``."""
-        return np.exp(self.predict_log_proba(texts))
+        return np.exp(self.predict_log_proba(texts, values))
 
     def scored_as_empty(self, log_proba: np.ndarray) -> np.ndarray:
         """Which rows of ``log_proba`` (from ``predict_log_proba``) are the model's answer to an
@@ -318,9 +352,9 @@ class Model:
         cuts = [0, *np.searchsorted(ends, ends[-1] * np.arange(1, n) / n).tolist(), len(texts)]
         return min(threads, n), [texts[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
 
-    def predict(self, texts: Iterable[str]) -> list[str]:
-        """The most probable label of each text."""
-        return [self.classes[i] for i in np.argmax(self.predict_log_proba(texts), axis=1)]
+    def predict(self, texts: Iterable[str], values: Sequence[Values | None] | None = None) -> list[str]:
+        """The most probable label of each text (and its ``values``, for a model with columns)."""
+        return [self.classes[i] for i in np.argmax(self.predict_log_proba(texts, values), axis=1)]
 
     def top_words(self, k: int = 20, labels: Sequence[str] | None = None) -> dict[str, list[tuple[str, float]]]:
         """For each class (of ``labels``, where given), the ``k`` words that raise it most, with
@@ -335,7 +369,7 @@ class Model:
         >>> [word for word, _ in model.top_words(2, ["spam"])["spam"]]
         ['cheap', 'cheap pills']
         """
-        if self.analyzer.hash_features is not None:
+        if self.analyzer.hash_features is not None and self.summary.get("terms_seen", 1):
             raise ModelError(f"{self.source or 'the model'} hashes its features into "
                              f"{self.analyzer.hash_features:,} buckets (`hash_features`): it keeps no words, so "
                              "none can be shown. Train without `hash_features` to inspect words.")
@@ -350,8 +384,18 @@ class Model:
             if not labels or label in labels
         }
 
+    def column_profile(self, k: int = 5, labels: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """For a model with numeric or categorical columns, for each class (of ``labels``, where
+        given): each numeric column's mean and standard deviation, and each categorical column's
+        ``k`` values that raise the class most, with by how much (``ColumnScorer.profile``);
+        empty for a model without columns."""
+        if self.columns is None:
+            return {}
+        return {label: part for label, part in self._column_scorer.profile(k).items() if not labels or label in labels}
+
     def explain(self, texts: Iterable[str], k: int = 10, *, log_proba: np.ndarray | None = None,
-                against: Sequence[str] | None = None) -> list[Explanation]:
+                against: Sequence[str] | None = None, values: Sequence[Values | None] | None = None
+                ) -> list[Explanation]:
         """Why each text got its label: the ``k`` features of the text that raise the label
         most over the runner-up, with by how much, most first (what ``predict --explain``
         prints). A feature's weight is its weighed count times the difference of the two
@@ -371,6 +415,9 @@ class Model:
         against : sequence of str, optional
             A class for each text to weigh the label against instead of the runner-up (its
             true class, where the label is wrong).
+        values : sequence of mappings, optional
+            Each text's numeric and categorical values, for a model with columns: every column a
+            text has a value in is weighed beside its ``k`` words, named ``column=value``.
 
         Returns
         -------
@@ -390,7 +437,7 @@ class Model:
             raise ValueError("a model of one class has no runner-up to weigh its label against")
         counts = self.vectorize(texts)
         if log_proba is None:  # from the same counts, not counted again
-            log_proba = self._calibrated(self.core.predict_log_proba(counts))
+            log_proba = self._calibrated(self._with_columns(self.core.predict_log_proba(counts), values))
         order = np.argsort(-log_proba, axis=1, kind="stable")
         if against is not None:
             column = {label: i for i, label in enumerate(self.classes)}
@@ -403,12 +450,16 @@ class Model:
         explained = []
         for d, text in enumerate(texts):
             part = slice(weighed.indptr[d], weighed.indptr[d + 1])
-            columns, values = weighed.indices[part], weighed.data[part]
-            best = np.lexsort((columns, -values))[:k]  # ties by column: the same order in any batch
+            columns, weights = weighed.indices[part], weighed.data[part]
+            best = np.lexsort((columns, -weights))[:k]  # ties by column: the same order in any batch
             names = self.analyzer.bucket_members(text) if self.analyzer.hash_features is not None else None
             terms = [self.terms[j] if names is None else " | ".join(names[self.terms[j]]) for j in columns[best]]
-            explained.append(Explanation(self.classes[order[d, 0]], self.classes[order[d, 1]],
-                                         list(zip(terms, values[best].tolist()))))
+            found = list(zip(terms, weights[best].tolist()))
+            if self.columns is not None and values is not None:  # every column beside the k words, by weight
+                found += [(name, float(scores[order[d, 0]] - scores[order[d, 1]]))
+                          for name, scores in self._column_scorer.per_column(values[d])]
+                found.sort(key=lambda term: -term[1])
+            explained.append(Explanation(self.classes[order[d, 0]], self.classes[order[d, 1]], found))
         return explained
 
     # --- persistence ---------------------------------------------------------------------
@@ -425,7 +476,7 @@ class Model:
         packed_ends = packed_ends.astype(np.int32 if len(packed) < 2**31 else np.int64)
         return _one_of_each_string({
             "format": FORMAT,
-            "format_version": FORMAT_VERSION,
+            "format_version": 2 if self.columns is None else FORMAT_VERSION,
             "nbtext_version": __version__,
             "analyzer": self.analyzer.to_dict(),
             "settings": dict(self.settings),
@@ -436,6 +487,7 @@ class Model:
                      "statistic": self._statistic.to_dict(), "idf": self._idf},
             "summary": self.summary,
             **({} if self.texts is None else {"texts": self.texts}),
+            **({} if self.columns is None else {"columns": self.columns.to_dict()}),
         })
 
     def save(self, path: str | os.PathLike) -> None:
@@ -492,8 +544,8 @@ class Model:
     @classmethod
     def _of_checked(cls, payload: dict[str, Any]) -> Model:
         """The model of ``payload``, each part checked as it is read (``checked``'s ValueError)."""
-        checked(set(payload) >= _PAYLOAD_KEYS and set(payload) <= _PAYLOAD_KEYS | {"texts", "checksum"}, "the file",
-                f"the parts {sorted(_PAYLOAD_KEYS)}")
+        checked(set(payload) >= _PAYLOAD_KEYS and set(payload) <= _PAYLOAD_KEYS | {"texts", "checksum", "columns"},
+                "the file", f"the parts {sorted(_PAYLOAD_KEYS)}")
         counts = FrozenCounts.from_dict(payload["counts"])
         kept = payload["kept"]
         checked(isinstance(kept, dict) and set(kept) <= {"index", "terms", "term_ends", "statistic", "idf"}
@@ -513,7 +565,8 @@ class Model:
         model = cls(Analyzer.from_dict(payload["analyzer"]), counts, payload["settings"], payload["summary"],
                     kept=index, terms=PackedTerms.stored(kept["terms"], len(index), kept.get("term_ends"),
                                                          "kept.terms"),
-                    statistic=statistic, idf=idf)
+                    statistic=statistic, idf=idf,
+                    columns=None if payload.get("columns") is None else ColumnSums.from_dict(payload["columns"]))
         model.texts = _texts_stored(payload.get("texts"))
         return model
 

@@ -195,8 +195,12 @@ def _model_lines(model, file: IO[str]) -> None:
         pruned = "" if summary["vocabulary_size"] == summary["terms_seen"] else f", {summary['vocabulary_size']:,} kept"
         print(f"vocabulary: words hashed into {buckets:,} buckets, {summary['terms_seen']:,} of them used{pruned}",
               file=file)
+    elif model.columns is not None and not summary["terms_seen"]:
+        print("no text: the model is its numeric and categorical columns alone", file=file)
     else:
         print(f"vocabulary: {summary['vocabulary_size']:,} terms (of {summary['terms_seen']:,} seen)", file=file)
+    for line in column_lines(model.columns):
+        print(line, file=file)
     calibration = settings["calibration"]
     if calibration:
         print(f"calibrated: temperature {calibration['temperature']:.3f}; out of fold "
@@ -214,6 +218,26 @@ def _model_lines(model, file: IO[str]) -> None:
                   f"unsure {measured['unsure_share']:.2%}", file=file)
 
 
+def column_lines(columns) -> list[str]:
+    """What a model learnt of a table's numeric and categorical columns, a line for each kind."""
+    if columns is None:
+        return []
+    missing = dict(zip(columns.names, columns.missing.tolist()))
+
+    def empty(name: str) -> str:
+        return f" ({missing[name]:,} empty)" if missing[name] else ""
+
+    lines = []
+    if columns.numeric:
+        lines.append("numeric columns (Gaussian): "
+                     + ", ".join(tsv_field(name) + empty(name) for name in columns.numeric))
+    if columns.categorical:
+        lines.append("categorical columns: " + ", ".join(
+            f"{tsv_field(name)} {len(values):,} {'value' if len(values) == 1 else 'values'}{empty(name)}"
+            for name, values in zip(columns.categorical, columns.categories)))
+    return lines
+
+
 def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str] | None = None) -> None:
     """What ``nbtext info`` says of the model file at ``path``: what it was trained on and how,
     as training's summary says it, and the options of `nbtext train` that give its settings.
@@ -225,7 +249,12 @@ def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str
     if fmt == "json":
         print(json.dumps(_finite({"path": path, **written, "summary": summary, "analyzer": model.analyzer.to_dict(),
                                   "weighting": {"tf": model.counts.tf, "doc_norm": model.counts.doc_norm},
-                                  "settings": model.settings, "train_options": options})), file=file)
+                                  "settings": model.settings, "train_options": options,
+                                  "columns": None if model.columns is None else {
+                                      "numeric": list(model.columns.numeric),
+                                      "categorical": {name: list(values) for name, values in
+                                                      zip(model.columns.categorical, model.columns.categories)}}})),
+              file=file)
         return
     print(f"{path}: {model.settings['variant']} Naive Bayes on {summary['documents']:,} documents, written by nbtext "
           f"{written['nbtext_version']} (model format {written['format_version']}), {written['bytes']:,} bytes",
@@ -266,9 +295,13 @@ def train_options(model) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if summary.get("input_format"):
         options["input_format"] = summary["input_format"]
-    for name, column in (summary.get("columns") or {}).items():
-        if column is not None:
-            options[f"{name}_column"] = column
+    columns = summary.get("columns") or {}
+    for name in ("text", "label", "id"):
+        if columns.get(name) is not None and not (name == "text" and columns.get("text_optional")):
+            options[f"{name}_column"] = columns[name]
+    for name in ("numeric", "categorical"):
+        if columns.get(name):
+            options[f"{name}_columns"] = ",".join(columns[name])
     options.update(analyzer=analyzer.analyzer, ngram_range=analyzer.ngram_range)
     if analyzer.char_ngrams:
         options["char_ngrams"] = analyzer.char_ngrams
@@ -364,9 +397,15 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
 
 
 def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] | None = None,
-              *, width: int | None = None) -> None:
-    """Print the words that raise each class: a table, TSV lines or one JSON object."""
+              *, width: int | None = None, columns: dict[str, dict[str, Any]] | None = None) -> None:
+    """Print the words that raise each class: a table, TSV lines or one JSON object; with a
+    model's ``columns`` (``Model.column_profile``), the categorical values that raise each class
+    after its words (``column=value``), and in the table, each numeric column's mean and spread."""
     file = file or sys.stdout
+    if columns:
+        top = {label: words + [(f"{name}={value}", lift) for name, values in columns[label]["categorical"].items()
+                               for value, lift in values]
+               for label, words in top.items()}
     if fmt == "json":
         print(json.dumps({label: [{"word": w, "score": s} for w, s in words] for label, words in top.items()}),
               file=file)
@@ -383,6 +422,14 @@ def top_words(top: dict[str, list[tuple[str, float]]], fmt: str, file: IO[str] |
                 table.add_row(tsv_field(label) if rank == 1 else "", str(rank), word, f"{score:.3f}",
                               end_section=rank == len(words))
         _print_whole(console(file, width=width), table)
+        numeric = {label: part["numeric"] for label, part in (columns or {}).items() if part["numeric"]}
+        if numeric:
+            spread = Table("class", "column", "mean", "std", box=None)
+            for label, stats in numeric.items():
+                for i, (name, (mean, std)) in enumerate(stats.items()):
+                    spread.add_row(tsv_field(label) if i == 0 else "", tsv_field(name), f"{mean:.6g}", f"{std:.6g}",
+                                   end_section=i == len(stats) - 1)
+            _print_whole(console(file, width=width), spread)
 
 
 def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[str] | None = None) -> None:

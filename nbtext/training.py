@@ -13,7 +13,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,7 +38,8 @@ from .parallel import count_in_processes, read_all
 from .phrasing import plural
 from .readers import Document, Reading
 from .readers.corpus import LabelledCorpus
-from .readers.document import labels_of, text_digest
+from .readers.document import document_digest, labels_of
+from .tabular import ColumnSums, describe
 
 
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
@@ -91,12 +92,17 @@ def train(
     settings: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
     jobs: int | None = 1,
+    numeric_columns: Sequence[str] = (),
+    categorical_columns: Sequence[str] = (),
 ) -> Model:
     """A Model trained on labelled ``documents``.
 
     ``tf`` and ``doc_norm`` say how each document's counts are transformed before they are
     summed per class (see ``counting.weigh_rows``); ``settings`` are the Model's. ``jobs``
     processes count (see ``count_all``; None: one per core, for large data).
+    ``numeric_columns`` and ``categorical_columns`` name the documents' ``values`` the model
+    learns beside their words (a corpus read with such columns names its own), as Gaussian and
+    Categorical Naive Bayes features (``tabular``).
 
     Examples
     --------
@@ -109,14 +115,16 @@ def train(
     {'ham': 2, 'spam': 2}
     """
     analyzer = analyzer or DEFAULT_ANALYZER
+    names = value_columns(documents, numeric_columns, categorical_columns)
     documents, read_whole, read_from = _reading(documents)
-    counts = count_all(documents, analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
+    values = ValueSums(*names)
+    counts = count_all(values.taken_from(documents), analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
     texts = read_whole()
     if not counts.classes:
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    model = finished(Model(analyzer, counts, settings, {**read_from, **(summary or {})}))
+    model = finished(Model(analyzer, counts, settings, {**read_from, **(summary or {})}, columns=values.sums))
     model.texts = texts
     return model
 
@@ -142,10 +150,42 @@ def _reading(documents: Iterable[Document]) -> tuple[Iterable[Document], Callabl
     def digested() -> Iterator[Document]:
         for doc in documents:
             if isinstance(doc, Document):  # else labels_of says what is wrong with it
-                digests.append(text_digest(doc.text))
+                digests.append(document_digest(doc))
             yield doc
 
     return digested(), lambda: trained_texts(digests), {}
+
+
+def value_columns(documents: Iterable[Document], numeric: Sequence[str],
+                  categorical: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The numeric and categorical columns to learn: those named, else those a corpus reads."""
+    if not (numeric or categorical) and isinstance(documents, (LabelledCorpus, Reading)):
+        corpus = documents if isinstance(documents, LabelledCorpus) else documents.corpus
+        if corpus.columns is not None:
+            return corpus.columns.numeric, corpus.columns.categorical
+    return tuple(numeric), tuple(categorical)
+
+
+class ValueSums:
+    """The ``ColumnSums`` of documents' values, taken as the documents pass on to be counted:
+    ``sums`` once they have (None where no column is named)."""
+
+    def __init__(self, numeric: Sequence[str], categorical: Sequence[str]) -> None:
+        self.numeric, self.categorical = tuple(numeric), tuple(categorical)
+        self.sums: ColumnSums | None = None
+
+    def taken_from(self, documents: Iterable[Document]) -> Iterable[Document]:
+        if not (self.numeric or self.categorical):
+            return documents
+        return self._passing(documents)
+
+    def _passing(self, documents: Iterable[Document]) -> Iterator[Document]:
+        for batch in batched(documents):
+            labelled_ones = [doc for doc in batch if isinstance(doc, Document) and doc.label is not None]
+            part = ColumnSums.of([str(doc.label) for doc in labelled_ones], [doc.values for doc in labelled_ones],
+                                 self.numeric, self.categorical)
+            self.sums = part if self.sums is None else self.sums.merge(part)
+            yield from batch
 
 
 def held_documents(documents: Iterable[Document], jobs: int | None = None) -> tuple[list[Document], dict[str, Any]]:
@@ -158,9 +198,14 @@ def held_documents(documents: Iterable[Document], jobs: int | None = None) -> tu
     return read_all(documents, jobs), summary
 
 
+def values_of(model: Model, documents: Sequence[Document]) -> list[Any] | None:
+    """The documents' values, for a model with columns to score them by; None for others."""
+    return None if model.columns is None else [doc.values for doc in documents]
+
+
 def digests_of(documents: Iterable[Document]) -> np.ndarray:
     """``Model.texts`` of a model trained on ``documents`` (held in memory): their texts' digests."""
-    return trained_texts([text_digest(doc.text) for doc in documents])
+    return trained_texts([document_digest(doc) for doc in documents])
 
 
 def held_already(model: Model, digests: Iterable[int] | np.ndarray) -> int:
@@ -174,8 +219,9 @@ def held_already(model: Model, digests: Iterable[int] | np.ndarray) -> int:
 
 def train_held_out(documents: Iterable[Document], *, fraction: float, seed: int = 0,
                    analyzer: Analyzer | None = None, tf: str = DEFAULT_TF, doc_norm: str | None = DEFAULT_DOC_NORM,
-                   settings: dict[str, Any] | None = None,
-                   summary: dict[str, Any] | None = None) -> tuple[Model, dict[str, Any]]:
+                   settings: dict[str, Any] | None = None, summary: dict[str, Any] | None = None,
+                   numeric_columns: Sequence[str] = (),
+                   categorical_columns: Sequence[str] = ()) -> tuple[Model, dict[str, Any]]:
     """A model of all but a stratified ``fraction`` of ``documents``, and its evaluation on that
     part (``metrics.evaluate``, with how many held-out texts the model was trained on a copy of,
     and the accuracy on the others). The model's summary keeps the held-out score, and the
@@ -189,16 +235,18 @@ def train_held_out(documents: Iterable[Document], *, fraction: float, seed: int 
     >>> report["n_documents"], model.summary["documents"], model.summary["held_out"]["accuracy"]
     (2, 8, 1.0)
     """
+    numeric, categorical = value_columns(documents, numeric_columns, categorical_columns)
     documents, read_from = held_documents(documents)
     summary = {**read_from, **(summary or {})}
     mask = held_out(labels_of(documents), fraction, seed)
     kept = [doc for doc, out in zip(documents, mask) if not out]
     test = [doc for doc, out in zip(documents, mask) if out]
-    model = train(kept, analyzer=analyzer, settings=settings, summary=summary, tf=tf, doc_norm=doc_norm)
-    y_true, log_proba = labels_of(test), model.predict_log_proba([doc.text for doc in test])
+    model = train(kept, analyzer=analyzer, settings=settings, summary=summary, tf=tf, doc_norm=doc_norm,
+                  numeric_columns=numeric, categorical_columns=categorical)
+    y_true, log_proba = labels_of(test), model.predict_log_proba([doc.text for doc in test], values_of(model, test))
     report = evaluate(y_true, log_proba, model.classes)
     # A held-out document with a copy among the kept ones scores as one the model learnt by heart.
-    digests = np.array([text_digest(doc.text) for doc in test], dtype=np.uint64)
+    digests = np.array([document_digest(doc) for doc in test], dtype=np.uint64)
     report.update(seen_by_text(y_true, log_proba, model.classes, digests, model.texts))
     tested = {doc.label for doc in test}
     untested = {label: n for label, n in sorted(Counter(doc.label for doc in documents).items())
@@ -216,7 +264,7 @@ def finished(model: Model) -> Model:
     same documents always give the same model bytes."""
     counts = model.counts
     documents = int(counts.class_docs.sum())
-    if len(model.terms) == 0:
+    if len(model.terms) == 0 and (model.columns is None or len(counts.terms)):  # a table's columns without text
         if len(counts.terms):
             df = counts.documents_per_term()
             terms = f"{len(df):,} {plural(len(df), 'term')}"
@@ -246,31 +294,45 @@ def update(model: Model, documents: Iterable[Document], *, settings: dict[str, A
     return with_counts(model, change, settings=settings, remove=remove)
 
 
+class Counted(NamedTuple):
+    """Documents counted as a model counts them: their words' counts, and their columns' sums
+    where the model has columns."""
+
+    counts: FrozenCounts
+    columns: ColumnSums | None
+
+
 def counts_for(model: Model, documents: Iterable[Document], *, jobs: int | None = 1,
-               remove: bool = False) -> FrozenCounts:
-    """The counts of ``documents`` as ``model`` counts them (its analyzer and weighting): what
-    ``with_counts`` adds to it, or to the model as it is by then (a file another writer changed
-    meanwhile), so that a long read holds no lock. A DataError where there are none: a wrong
-    folder in a nightly job must not pass as an update."""
-    change = count_all(documents, model.analyzer, tf=model.counts.tf, doc_norm=model.counts.doc_norm, jobs=jobs)
+               remove: bool = False) -> Counted:
+    """The counts of ``documents`` as ``model`` counts them (its analyzer, weighting and
+    columns): what ``with_counts`` adds to it, or to the model as it is by then (a file another
+    writer changed meanwhile), so that a long read holds no lock. A DataError where there are
+    none: a wrong folder in a nightly job must not pass as an update."""
+    values = ValueSums(*((model.columns.numeric, model.columns.categorical) if model.columns else ((), ())))
+    change = count_all(values.taken_from(documents), model.analyzer, tf=model.counts.tf,
+                       doc_norm=model.counts.doc_norm, jobs=jobs)
     if not change.classes:
         raise DataError(f"no documents to {'remove' if remove else 'add'}; the model is unchanged")
-    return change
+    return Counted(change, values.sums)
 
 
-def with_counts(model: Model, change: FrozenCounts, *, settings: dict[str, Any] | None = None,
+def with_counts(model: Model, change: Counted, *, settings: dict[str, Any] | None = None,
                 remove: bool = False) -> Model:
     """``model`` with the counts ``change`` (``counts_for``) added, or with ``remove`` taken out."""
-    if (change.tf, change.doc_norm) != (model.counts.tf, model.counts.doc_norm):
+    words, column_change = change
+    if (words.tf, words.doc_norm) != (model.counts.tf, model.counts.doc_norm):
         raise DataError("the documents were counted otherwise than the model counts them: count them with "
                         "counts_for(model, documents)")
-    counts = model.counts.subtract(change) if remove else model.counts.merge(change)
+    counts = model.counts.subtract(words) if remove else model.counts.merge(words)
+    columns = model.columns
+    if columns is not None and column_change is not None:
+        columns = columns.subtract(column_change) if remove else columns.merge(column_change)
     emptied = sorted(set(model.counts.classes) - set(counts.classes))
     if emptied:  # a filter without its spam class, or a model of one class, could not classify
         named = ", ".join(map(repr, emptied))
         raise DataError(f"unlearning these would leave no documents in {plural(len(emptied), 'class')}"
                         f" {named}; the model is unchanged")
-    return _rebuild(model, counts, settings)
+    return _rebuild(model, counts, settings, columns)
 
 
 @dataclass
@@ -384,15 +446,21 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     vocabulary is the same however the data were split.
     """
     first, *rest = models
-    counts = first.counts
+    counts, columns = first.counts, first.columns
     for other in rest:
+        if (columns is None) != (other.columns is None) or (columns and other.columns
+                                                            and not columns.same_columns(other.columns)):
+            raise DataError(f"cannot merge models of other columns: {describe(columns)} against "
+                            f"{describe(other.columns)}")
+        if columns is not None and other.columns is not None:
+            columns = columns.merge(other.columns)
         if other.analyzer != first.analyzer:
             mine, theirs = first.analyzer.to_dict(), other.analyzer.to_dict()
             differ = "; ".join(f"{key} {mine.get(key)} vs {theirs.get(key)}"
                                for key in sorted(mine.keys() | theirs.keys()) if mine.get(key) != theirs.get(key))
             raise DataError(f"cannot merge models whose analyzers differ: {differ}")
         counts = counts.merge(other.counts)
-    merged = _rebuild(first, counts, settings)
+    merged = _rebuild(first, counts, settings, columns)
     # Trained on every part's data; a held-out or tuned score was one part's, not the whole's.
     merged.summary["inputs"] = list(dict.fromkeys(data for model in models for data in model.summary.get("inputs", [])))
     for key in ("held_out", "tuned"):
@@ -408,10 +476,11 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     return merged
 
 
-def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None) -> Model:
+def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None,
+             columns: ColumnSums | None) -> Model:
     # The training time an older file stored would be stale: files store none now.
     summary = {key: value for key, value in model.summary.items() if key != "seconds"}
-    merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, summary)
+    merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, summary, columns=columns)
     return finished(merged)
 
 

@@ -28,12 +28,17 @@ def inspect_top_words(model_path, top, labels, fmt) -> None:
                    others, so a word favours c by how much more it adds to c's score.
     Raw P(w|c) is not shown on purpose: it ranks stop words first.
 
+    A model with numeric or categorical columns also shows, per class, each numeric column's
+    mean and standard deviation, and the categorical values that most raise the class:
+    log P(v|c) - mean of log P(v|c') over the other classes (as column=value rows in TSV and JSON).
+
     \b
     Example:
       nbtext inspect-top-words tickets.joblib --top 10
       nbtext inspect-top-words tickets.joblib --class billing | cut -f3   # piped: TSV
     """
-    render.top_words(Model.load(model_path).top_words(top, labels), fmt)
+    model = Model.load(model_path)
+    render.top_words(model.top_words(top, labels), fmt, columns=model.column_profile(top, labels))
 
 
 @click.command()

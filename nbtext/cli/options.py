@@ -17,7 +17,7 @@ import click
 from click.core import ParameterSource
 
 from ..analysis import ANALYZERS, TOKENS
-from ..errors import DataError
+from ..errors import DataError, NbtextError
 from ..limits import MAX_ALPHA, MAX_DOCUMENT_BYTES, MAX_PROCESSES
 from ..modelfile import unsafe_output
 from ..readers import INPUT_FORMATS, Columns, check_encoding
@@ -106,11 +106,41 @@ def column_options(*, labelled: bool) -> list[Callable]:
 
 
 def columns_of(text_column: str | None, label_column: str | None = None, id_column: str | None = None,
-               skip_unlabelled: bool = False) -> Columns | None:
-    """A Columns when the user named any column, else None (the formats' own layouts)."""
-    if not (text_column or label_column or id_column or skip_unlabelled):
+               skip_unlabelled: bool = False, numeric: tuple[str, ...] = (),
+               categorical: tuple[str, ...] = ()) -> Columns | None:
+    """A Columns when the user named any column, else None (the formats' own layouts). With
+    numeric or categorical columns and no text column named, a table without a ``text`` column
+    is read without text."""
+    if not (text_column or label_column or id_column or skip_unlabelled or numeric or categorical):
         return None
-    return Columns(text_column or "text", label_column or "label", id_column, skip_unlabelled)
+    try:
+        return Columns(text_column or "text", label_column or "label", id_column, skip_unlabelled, numeric,
+                       categorical, text_optional=not text_column and bool(numeric or categorical))
+    except NbtextError as error:
+        raise click.UsageError(as_flags(str(error))) from None
+
+
+def column_names(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    """--numeric-columns a,b: the names, in order, each once."""
+    if value is None:
+        return ()
+    names = tuple(name.strip() for name in value.split(","))
+    if not all(names):
+        raise click.BadParameter(f"{value!r} has an empty name: give NAME,NAME,... (a column holding a comma: "
+                                 "rename it)")
+    return names
+
+
+#: train's columns of numbers and of categories, beside (or instead of) the text.
+value_column_options = [
+    click.option("--numeric-columns", callback=column_names, metavar="NAME,...",
+                 help="Table columns (or JSONL fields) of numbers, learnt by Gaussian NB beside the text; an empty "
+                      "cell is a missing value. Without --text-column, a table with no text column is read "
+                      "without text."),
+    click.option("--categorical-columns", callback=column_names, metavar="NAME,...",
+                 help="Table columns (or JSONL fields) of categories (a product, a tier, a mailer), learnt by "
+                      "Categorical NB beside the text; an empty cell is a missing value."),
+]
 
 
 def _ngram_range(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, int]:

@@ -25,7 +25,8 @@ from .common import (each_once, not_over_the_data, note_kept_measurements, print
                      repeats_line, reported_on_error)
 from .flags import flag_of
 from .options import (ANALYZER_OPTIONS, FiniteRange, OutputPath, analyzer_options, columns_of, document_frequency,
-                      format_option, given_options, input_options, jobs_option, nb_options, spam_options, top_option)
+                      format_option, given_options, input_options, jobs_option, nb_options, spam_options, top_option,
+                      value_column_options)
 from .setup import filter_options, training_setup
 
 
@@ -55,9 +56,11 @@ from .setup import filter_options, training_setup
 @nb_options
 @analyzer_options
 @input_options
+@value_column_options[0]
+@value_column_options[1]
 @click.pass_context
 def train(ctx, data, output, update_path, test_split, seed, dask_address, calibrate, jobs, spam_label, spam_cutoff,
-          ham_cutoff, fp_target, **options) -> None:
+          ham_cutoff, fp_target, numeric_columns, categorical_columns, **options) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
     DATA is a folder with one subfolder per class (DIR/LABEL/**/FILE, one file per document),
@@ -68,6 +71,11 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     With --update MODEL, DATA is added to an existing model: the result equals training on
     the old and the new data at once (the model keeps its analyzer; NB options given here
     replace the model's).
+
+    Tables (CSV, TSV, JSONL) may have columns of numbers and of categories beside the text:
+    --numeric-columns and --categorical-columns learn them too, in one model (Gaussian and
+    Categorical NB, with the text's scores and one class prior); without a text column, the
+    model is made of them alone.
 
     Spam filters: trained on mail with a class named spam (or any data with --spam-label),
     the model also gets a calibrated spam score and cut-offs for `nbtext filter`, measured
@@ -83,6 +91,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
       nbtext train --input-format email mail/ -o filter.joblib   # mail/spam/*, mail/ham/*
       nbtext train boxes/ -o filter.joblib   # boxes/spam/spam.mbox, boxes/ham/inbox.mbox
       nbtext train /shared/news/ -o news.joblib --dask tcp://scheduler:8786
+      nbtext train tickets.csv --numeric-columns age --categorical-columns product,tier -o tickets.joblib
     """
     given = given_options(ctx)
     analyzer, weighting, settings = training_setup(options)
@@ -104,6 +113,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         unsafe = unsafe_output(output)
         if unsafe is not None:
             raise click.UsageError(f"--update {output} is {unsafe}")
+        if numeric_columns or categorical_columns:
+            raise click.UsageError("--update reads the model's own numeric and categorical columns; drop "
+                                   "--numeric-columns and --categorical-columns")
         base = Model.load(update_path)
         settings = {name: value for name, value in settings.items() if name in given}
     not_over_the_data(output, data)
@@ -111,7 +123,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     reading = {"input_format": options["input_format"], "encoding": options["encoding"],
                "max_document_bytes": options["max_document_size"],
                "columns": columns_of(options["text_column"], options["label_column"], options["id_column"],
-                                     options["skip_unlabelled"])}
+                                     options["skip_unlabelled"], numeric_columns, categorical_columns)}
+    if (numeric_columns or categorical_columns) and (dask_address is not None or calibrate or "spam_label" in given):
+        raise click.UsageError("numeric and categorical columns are learnt by plain training, --test-split and "
+                               "--update; not yet with --dask, --calibrate or --spam-label")
     if base is None:
         corpus, analyzer = training_corpus(data, analyzer, headers=options["headers"], **reading)
     else:  # the model's analyzer, headers and all, and the format and columns it was trained on

@@ -302,10 +302,13 @@ class LabelledCorpus:
         {'text': 'text', 'label': 'label', 'id': None}
         """
         read_as = self.input_format or ("email" if self.is_mail else None)
-        columns = None
+        columns: dict[str, Any] | None = None
         if self.columns is not None or any(table_kind(path) == "records" for path in self.paths):
             given = self.columns or Columns()
             columns = {"text": given.text, "label": given.label, "id": given.id}
+            if given.values:  # a model without them keeps the layout of the files that were written before
+                columns.update(numeric=list(given.numeric), categorical=list(given.categorical),
+                              text_optional=given.text_optional)
         return {"inputs": [path if path == "-" else os.path.abspath(path) for path in self.paths],
                 "input_format": read_as, "columns": columns}
 

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import DataError
 
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """One document: its text, its label (None when unlabelled) and where it came from."""
+    """One document: its text, its label (None when unlabelled) and where it came from; for a
+    table's row read with numeric or categorical columns, their ``values`` (column -> a number,
+    NaN where the cell is empty, or a category string, None where it is)."""
 
     text: str
     label: str | None
     source: str
     message_id: str | None = None
+    values: Mapping[str, Any] | None = None
 
 
 def labels_of(documents: Iterable[Document]) -> list[str]:
@@ -61,6 +65,15 @@ def _blake2b():
 
 #: Each label's digest, which a text's is combined with: a few labels, read many times.
 _LABEL_DIGESTS: dict[str, int] = {}
+
+
+def document_digest(doc: Document) -> int:
+    """``text_digest`` of a document's text, and of its values where it has any: two rows of a
+    table with one text and other numbers are two documents, not one repeated."""
+    if not doc.values:
+        return text_digest(doc.text)
+    cells = "\x1f".join(f"{name}={doc.values[name]!r}" for name in sorted(doc.values))
+    return text_digest(f"{doc.text}\x1e{cells}")
 
 
 def label_digest(label: str) -> int:

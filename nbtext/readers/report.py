@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import DataError, spoken
 from ..phrasing import plural, size_text
-from .document import Document, blank, label_digest, text_digest
+from .document import Document, blank, document_digest, label_digest
 
 
 class TooLarge(Exception):
@@ -95,10 +95,18 @@ class ReadReport:
     #: The inputs the caller named that gave no document, each of their entries skipped (a file
     #: that is no text, a folder of such files): an error, once the other inputs are answered.
     unread: list[str] = field(default_factory=list)
+    #: Per numeric or categorical column, its empty cells: each leaves that feature out of its
+    #: document (summed out, as Naive Bayes allows), not the document out.
+    missing_values: Counter[str] = field(default_factory=Counter)
+    #: Per categorical column, the values a model scored that it never saw in training: each
+    #: scores as its smoothing implies (noted by the scoring commands, as only a model can tell).
+    unseen_values: Counter[str] = field(default_factory=Counter)
 
-    def add(self, doc: Document, *, replaced: bool, marked: str | None = None, page: bool = False) -> Document:
+    def add(self, doc: Document, *, replaced: bool, marked: str | None = None, page: bool = False,
+            text: bool = True) -> Document:
         """Count one yielded document and hand it back; ``marked`` is the encoding it was decoded
-        in where a byte order mark chose it over the one asked for; ``page``: it was a web page."""
+        in where a byte order mark chose it over the one asked for; ``page``: it was a web page;
+        not ``text``: a table's row read without a text column (no text is not an empty one)."""
         self.documents += 1
         if page:
             self.pages.append(doc.source)
@@ -110,10 +118,10 @@ class ReadReport:
                 self.replaced_marked[marked] += 1
         if marked is None and not doc.text.isascii():
             self.past_ascii += 1
-        if blank(doc.text):
+        if text and blank(doc.text):
             self.empty.append(doc.source)
         if doc.label is not None:  # what train, eval and tune read: predict's documents cost nothing
-            digest = text_digest(doc.text)
+            digest = document_digest(doc)
             self.texts.append(digest)
             self.labelled_texts.append(digest ^ label_digest(doc.label))
         return doc
@@ -139,6 +147,8 @@ class ReadReport:
         self.hints += other.hints
         self.listed_classes |= other.listed_classes
         self.unread += other.unread
+        self.missing_values.update(other.missing_values)
+        self.unseen_values.update(other.unseen_values)
         for reason, sources in other.skipped.items():
             self.skipped.setdefault(reason, []).extend(sources)
 
@@ -263,6 +273,12 @@ class ReadReport:
             out.append(f"{mail:,} {plural(mail, 'mail message')} read as plain text, {their} headers and MIME "
                        "encoding as words: `input_format` email reads mail as mail (and training on mail with a "
                        "spam class makes a spam filter)")
+        for name, n in sorted(self.missing_values.items()):
+            out.append(f"{n:,} empty {plural(n, 'cell')} in column {name!r} (each leaves that column out of its "
+                       "document, not the document out)")
+        for name, n in sorted(self.unseen_values.items()):
+            out.append(f"{n:,} {plural(n, 'value')} of column {name!r} the model never saw in training (each scores "
+                       "as the smoothing implies)")
         if self.attachments:
             attachments = plural(self.attachments, "mail attachment")
             out.append(f"{self.attachments:,} {attachments} skipped (attached files, not the message's text)")

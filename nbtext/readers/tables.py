@@ -11,15 +11,17 @@ join or split documents.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
+import math
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import DataError
+from ..errors import DataError, OptionsError
 from ..phrasing import size_text
 from .decoding import (
     ESCAPE_BYTES,
@@ -57,12 +59,38 @@ _NUL_STAND_IN = "\ud800" if sys.version_info < (3, 11) else None
 
 @dataclass(frozen=True)
 class Columns:
-    """Which columns (tables) or dotted field paths (JSONL) hold the text, label and id."""
+    """Which columns (tables) or dotted field paths (JSONL) hold the text, label and id, and the
+    ``numeric`` and ``categorical`` ones read beside them. With ``text_optional``, a table or
+    record without the text column is read without text: its other columns are the document."""
 
     text: str = "text"
     label: str | None = "label"
     id: str | None = None
     skip_unlabelled: bool = False
+    numeric: tuple[str, ...] = ()
+    categorical: tuple[str, ...] = ()
+    text_optional: bool = False
+
+    def __post_init__(self) -> None:
+        named = {self.text: "text", self.label: "label", self.id: "id"}
+        for name in self.numeric + self.categorical:
+            if name in named:
+                raise OptionsError(f"column {name!r} is the {named[name]} column; it cannot also be read as a number "
+                                   "or a category")
+        check_names(self.numeric, self.categorical)
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The numeric and categorical columns, in that order."""
+        return self.numeric + self.categorical
+
+
+def check_names(numeric: Sequence[str], categorical: Sequence[str]) -> None:
+    """An OptionsError where a column is named twice among the numeric and categorical ones."""
+    names = list(numeric) + list(categorical)
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise OptionsError(f"column {twice[0]!r} is named twice among the numeric and categorical columns")
 
 
 def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str, quoted: bool,
@@ -87,8 +115,13 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
         if header is None:
             return
         lines.row_read()
-        wanted = [name for name in (columns.text, columns.label, columns.id) if name is not None]
-        options = {columns.id: "`id_column`", columns.label: "`label_column`", columns.text: "`text_column`"}
+        if columns.text_optional and columns.text.strip() not in (name.strip() for name in header):
+            columns = dataclasses.replace(columns, text=None)  # type: ignore[arg-type]
+        wanted = [name for name in (columns.text, columns.label, columns.id, *columns.values) if name is not None]
+        options: dict[str | None, str] = {columns.id: "`id_column`", columns.label: "`label_column`",
+                                          columns.text: "`text_column`",
+                   **dict.fromkeys(columns.numeric, "`numeric_columns`"),
+                   **dict.fromkeys(columns.categorical, "`categorical_columns`")}
         index = _column_index(path, header, wanted, options, delimiter)
         needed = max(index.values()) + 1
         last_line = 1  # of the row before: the header
@@ -254,9 +287,12 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     """The Document of one row or record, its fields got by name: a JSON record's text must be
     a string, and its label and id strings or numbers, as in JSONL read without field options.
     ``marked`` is the encoding a byte order mark chose over ``encoding``, if one did."""
-    text = get(columns.text)
+    text = "" if columns.text is None else get(columns.text)
+    has_text = columns.text is not None and not (text is _MISSING and columns.text_optional)
     if text is _MISSING:
-        raise DataError(f"{where}: no {columns.text!r} field (set by `text_field`)")
+        if not columns.text_optional:
+            raise DataError(f"{where}: no {columns.text!r} field (set by `text_field`)")
+        text = ""
     if not isinstance(text, str):
         raise DataError(f"{where}: {columns.text!r} is {json_kind(text)}; the text must be a string")
     text, replaced = unescape(text, encoding)
@@ -275,7 +311,42 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     if columns.id is not None:
         ident = _scalar(get(columns.id), columns.id, where)
         source = where if ident in (None, "") else json_text(ident)
-    yield report.add(Document(text, label, source), replaced=replaced, marked=marked)
+    values = _values(get, where, columns, report) if columns.values else None
+    yield report.add(Document(text, label, source, values=values), replaced=replaced, marked=marked, text=has_text)
+
+
+def _values(get: Callable[[str], object], where: str, columns: Columns, report: ReadReport) -> dict[str, Any]:
+    """A row's numeric and categorical cells: numbers (NaN where empty) and strings (None where
+    empty), each empty one counted; a DataError naming the row and column for a cell that is not
+    a number in a numeric column."""
+    values: dict[str, Any] = {}
+    for name in columns.numeric:
+        cell = get(name)
+        if isinstance(cell, str):
+            cell = cell.strip()
+        if cell in (None, "", _MISSING):
+            values[name] = math.nan
+            report.missing_values[name] += 1
+            continue
+        try:
+            number = float(cell) if isinstance(cell, (str, int, float)) and not isinstance(cell, bool) else None
+        except ValueError:
+            number = None
+        if number is None or not math.isfinite(number):
+            shown = repr(cell) if isinstance(cell, str) else json_kind(cell)
+            raise DataError(f"{where}: column {name!r} holds {shown[:60]}, not a number (`numeric_columns`; an empty "
+                            "cell is a missing value)")
+        values[name] = number
+    for name in columns.categorical:
+        cell = get(name)
+        if isinstance(cell, (dict, list)):
+            raise DataError(f"{where}: column {name!r} holds {json_kind(cell)}; a category is a string or a number")
+        value = None if cell in (None, _MISSING) else json_text(cell).strip()
+        if not value:
+            report.missing_values[name] += 1
+            value = None
+        values[name] = value
+    return values
 
 
 def _scalar(value: object, name: str, where: str) -> object:

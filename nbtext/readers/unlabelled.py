@@ -3,6 +3,7 @@ as they arrive, in batches; every input named that gives no document is noted.""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -123,7 +124,7 @@ def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format
     if path == "-" or not table and suffix(path) not in COLUMN_SUFFIXES:
         raise not_a_table(path, "`text_column` and `id_column`", formats=", ".join(COLUMN_SUFFIXES),
                         kind="none of them")
-    rows_of = Columns(columns.text, None, columns.id)
+    rows_of = dataclasses.replace(columns, label=None, skip_unlabelled=False)
     if table:
         quoted = input_format == "csv" or suffix(path) == ".csv"
         if is_pipe(path):  # the table reader looks at the header, then starts again
