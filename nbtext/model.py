@@ -16,7 +16,7 @@ import os
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -32,9 +32,11 @@ from .limits import MAX_ALPHA
 from .matrices import ColumnMatrix, CountMatrix
 from .classifier import logsumexp
 from .naive_bayes import VARIANTS, NaiveBayes
-from .tabular import ColumnScorer, ColumnSums, Values
 from .terms import PackedTerms, count_features, pack_terms, sorted_position
 from .vectorizing import AnyTable, TokenClash, fixed_table, supports
+
+if TYPE_CHECKING:  # a model with columns imports them when loaded: a text model's predict never does
+    from .tabular import ColumnScorer, ColumnSums, Values
 
 FORMAT = "nbtext-model"
 #: 2: the file holds a checksum of everything else in it (``modelfile.checksum``). Files of
@@ -287,6 +289,8 @@ class Model:
 
     @functools.cached_property
     def _column_scorer(self) -> ColumnScorer:
+        from .tabular import ColumnScorer
+
         assert self.columns is not None
         return ColumnScorer(self.columns)
 
@@ -562,11 +566,15 @@ class Model:
             checked(bool(np.all(array_of(idf, "kept.idf", np.float64, len(index)) > 0)), "kept.idf", "positive")
         _check_settings(payload["settings"], counts.classes)
         _check_summary(payload["summary"])
+        columns = None
+        if payload.get("columns") is not None:
+            from .tabular import ColumnSums
+
+            columns = ColumnSums.from_dict(payload["columns"])
         model = cls(Analyzer.from_dict(payload["analyzer"]), counts, payload["settings"], payload["summary"],
                     kept=index, terms=PackedTerms.stored(kept["terms"], len(index), kept.get("term_ends"),
                                                          "kept.terms"),
-                    statistic=statistic, idf=idf,
-                    columns=None if payload.get("columns") is None else ColumnSums.from_dict(payload["columns"]))
+                    statistic=statistic, idf=idf, columns=columns)
         model.texts = _texts_stored(payload.get("texts"))
         return model
 
