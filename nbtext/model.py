@@ -282,7 +282,13 @@ class Model:
             return log_proba
         if values is not None and len(values) != len(log_proba):
             raise ValueError(f"{len(values)} rows of values for {len(log_proba)} texts")
-        jll = log_proba + self._column_scorer.joint(values, len(log_proba))
+        return self.with_column_scores(log_proba, self._column_scorer.joint(values, len(log_proba)))
+
+    def with_column_scores(self, log_proba: np.ndarray, column_jll: np.ndarray) -> np.ndarray:
+        """The text core's ``log_proba`` joined with columns' log-likelihoods (documents x
+        classes, no prior: ``tabular.ColumnScorer.joint``), normalised: ``_with_columns``, for
+        columns scored apart (a search scores each fold's once for all its settings)."""
+        jll = log_proba + column_jll
         if self.settings["variant"] == "complement" and len(self.classes) > 1:
             jll += self.core.class_log_prior_
         return jll - logsumexp(jll)[:, None]

@@ -475,6 +475,8 @@ def describe(settings: dict[str, Any]) -> str:
     """
     parts = []
     for key, value in settings.items():
+        if key in ("numeric_columns", "categorical_columns") and not value:  # a setting without them
+            continue
         if key in ("ngram_range", "char_ngrams") and value:
             value = ",".join(map(str, value))
         if value is None:

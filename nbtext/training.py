@@ -124,7 +124,8 @@ def train(
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    model = finished(Model(analyzer, counts, settings, {**read_from, **(summary or {})}, columns=values.sums))
+    model = finished(Model(analyzer, counts, settings, _used_columns({**read_from, **(summary or {})}, *names),
+                           columns=values.sums))
     model.texts = texts
     return model
 
@@ -164,6 +165,20 @@ def value_columns(documents: Iterable[Document], numeric: Sequence[str],
         if corpus.columns is not None:
             return corpus.columns.numeric, corpus.columns.categorical
     return tuple(numeric), tuple(categorical)
+
+
+def _used_columns(summary: dict[str, Any], numeric: Sequence[str], categorical: Sequence[str]) -> dict[str, Any]:
+    """``summary`` with the numeric and categorical columns the model learns, where the corpus
+    read others (a search's setting may leave some out): what reads its new tables."""
+    columns = summary.get("columns")
+    if not columns or (list(numeric), list(categorical)) == (columns.get("numeric", []),
+                                                               columns.get("categorical", [])):
+        return summary
+    kept = {key: value for key, value in columns.items() if key not in ("numeric", "categorical", "text_optional")}
+    if numeric or categorical:
+        kept.update(numeric=list(numeric), categorical=list(categorical),
+                    text_optional=columns.get("text_optional", False))
+    return {**summary, "columns": kept}
 
 
 class ValueSums:

@@ -32,6 +32,7 @@ from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
 from .readers.document import labels_of
 from .readers.files import is_pipe
+from .tabular import ColumnScorer, ColumnSums
 from .training import (
     DEFAULT_ANALYZER,
     DEFAULT_DOC_NORM,
@@ -45,6 +46,9 @@ from .vectorizing import supports
 ANALYZER_KEYS = ("analyzer", "ngram_range", "char_ngrams", "tokens")
 #: Settings fixed when documents are counted; the rest are applied when a model is built.
 COUNTING_KEYS = (*ANALYZER_KEYS, "tf", "doc_norm")
+#: The numeric and categorical columns a setting learns beside the text ("a,b"; "" for none),
+#: as train's options name them; a grid gives them as ``columns``, lists of names.
+COLUMN_KEYS = ("numeric_columns", "categorical_columns")
 
 #: The default search, `nbtext tune` with no --grid: variant x alpha x Rennie's transforms x
 #: min_df on word uni+bigrams of words of two or more letters, by 3-fold
@@ -109,7 +113,7 @@ class Trial:
 
 
 #: Keys a grid may hold: DEFAULT_GRID's and the other model and analyzer settings.
-GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", *ANALYZER_KEYS}
+GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", *ANALYZER_KEYS, "columns"}
 #: The settings that name one of a few choices, and those choices.
 NAMED_CHOICES: dict[str, Sequence[str | None]] = {
     "variant": sorted(VARIANTS), "tf": TF_MODES, "doc_norm": DOC_NORMS, "analyzer": ANALYZERS, "tokens": TOKENS,
@@ -197,16 +201,53 @@ def _grid_value(key: str, value: Any) -> Any:
     if key in ("min_df", "max_df") and not (is_count(value) and value >= 0
                                            or isinstance(value, float) and 0 <= value <= 1):
         raise DataError(f"{key} {shown}: use a document count (e.g. 2) or a proportion from 0.0 to 1.0 (e.g. 0.5)")
+    if key == "columns":
+        if not (isinstance(value, list) and all(isinstance(name, str) and name for name in value)):
+            raise DataError(f"columns {shown}: use a list of the table's column names to learn beside the text, "
+                            '[] for none, e.g. [["size", "tier"], []]')
+        return tuple(value)
     if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool)
                                and 0 < value <= MAX_ALPHA):  # JSON reads NaN and Infinity too
         raise DataError(f"alpha {shown}: the smoothing must be a number above 0 and at most {MAX_ALPHA:g}, e.g. 0.1")
     return value
 
 
-def expand(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """Every combination of the grid's values, in a stable order."""
+def expand(grid: dict[str, list[Any]], numeric: Sequence[str] = (), categorical: Sequence[str] = ()
+           ) -> list[dict[str, Any]]:
+    """Every combination of the grid's values, in a stable order. Where the documents have
+    ``numeric`` and ``categorical`` columns, each setting learns them all (``COLUMN_KEYS``),
+    or the ones its ``columns`` names; a grid without ``columns`` tries them all and none, to
+    tell whether they help.
+
+    >>> [c["numeric_columns"] for c in expand({"alpha": [1.0]}, ["size"], [])]
+    ['size', '']
+    """
+    grid = dict(grid)
+    names = (*numeric, *categorical)
+    if "columns" in grid and not names:
+        raise DataError("the grid's `columns` are a table's numeric or categorical columns: name them with "
+                        "`numeric_columns` or `categorical_columns`")
+    if names:
+        for chosen in grid.setdefault("columns", [names, ()]):
+            unknown = [name for name in chosen if name not in names]
+            if unknown:
+                raise DataError(f"the grid's columns name {unknown[0]!r}, which is not read; the columns read: "
+                                f"{', '.join(names)}")
     keys = list(grid)
-    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+    candidates = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+    for candidate in candidates:
+        if "columns" in candidate:
+            chosen = candidate.pop("columns")
+            candidate["numeric_columns"] = ",".join(name for name in numeric if name in chosen)
+            candidate["categorical_columns"] = ",".join(name for name in categorical if name in chosen)
+    return candidates
+
+
+def column_split(setting: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The numeric and categorical columns a candidate ``setting`` learns."""
+    numeric, categorical = (tuple(name for name in (setting.get(key) or "").split(",") if name)
+                            for key in COLUMN_KEYS)
+    return numeric, categorical
 
 
 #: Decimal places a mean or spread is compared to: scores are counted over a fold's documents,
@@ -246,7 +287,9 @@ def cross_validate(
     analyzer, as training counts, else from features made once. ``progress`` is called once
     per (fold, candidate) done. ``folds``, where given, is each document's fold, 0 to k - 1
     with none empty, in place of stratified folds (``k`` and ``seed`` then go unused): a
-    corpus's own parts, say, or a training and a test part.
+    corpus's own parts, say, or a training and a test part. A candidate's ``COLUMN_KEYS`` name
+    the documents' numeric and categorical ``values`` it learns beside the text; their scores
+    are made once per fold for every setting that learns the same ones.
     """
     labels = labels_of(documents)
     if not labels:
@@ -272,6 +315,8 @@ def cross_validate(
         key = tuple(str(trial.settings.get(name)) for name in ANALYZER_KEYS)
         by_analyzer.setdefault(key, {}).setdefault(weighting, []).append(trial)
     texts = [doc.text for doc in documents]
+    splits = {column_split(trial.settings) for trial in trials} - {((), ())}
+    by_columns = [_fold_column_scores(documents, labels, fold_of, f, splits) for f in range(k)] if splits else None
     for key in sorted(by_analyzer):
         weightings = by_analyzer[key]
         first = next(iter(weightings.values()))[0].settings
@@ -289,7 +334,7 @@ def cross_validate(
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for (tf, doc_norm), group in weightings.items():
                 _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, held, test_labels, analyzer,
-                            progress)
+                            progress, by_columns[f] if by_columns else {})
         del by_fold  # before the next analyzer's documents are counted
     return trials
 
@@ -305,12 +350,29 @@ def _analyzer_of(setting: dict[str, Any], base: Analyzer) -> Analyzer:
     return replace(base, **given)
 
 
+def _fold_column_scores(documents: Sequence[Document], labels: list[str], fold_of: np.ndarray, fold: int,
+                        splits: Iterable[tuple[tuple[str, ...], tuple[str, ...]]]) -> dict[tuple, np.ndarray]:
+    """For each (numeric, categorical) columns of ``splits``: the held-out documents of ``fold``
+    scored by those columns as learnt from the other folds (``ColumnScorer.joint``)."""
+    train = np.flatnonzero(fold_of != fold)
+    test = np.flatnonzero(fold_of == fold)
+    scores = {}
+    for numeric, categorical in splits:
+        sums = ColumnSums.of([labels[i] for i in train], [documents[i].values for i in train], numeric, categorical)
+        scores[numeric, categorical] = ColumnScorer(sums).joint([documents[i].values for i in test], len(test))
+    return scores
+
+
 def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, held: np.ndarray,
-                test_labels: list[str], analyzer: Analyzer, progress: Callable[[int], None] | None) -> None:
+                test_labels: list[str], analyzer: Analyzer, progress: Callable[[int], None] | None,
+                column_scores: dict[tuple, np.ndarray]) -> None:
     """Score the settings of ``group`` (one analyzer and weighting) on one fold: trained on
-    ``frozen``, tested on ``test_counts`` (raw counts over its terms), the documents ``held``."""
-    settings = [{key: value for key, value in trial.settings.items() if key not in COUNTING_KEYS}
+    ``frozen``, tested on ``test_counts`` (raw counts over its terms), the documents ``held``,
+    with the columns a setting learns scored by ``column_scores`` (``_fold_column_scores``).
+    Settings that differ only in their columns share the text's scores."""
+    settings = [{key: value for key, value in trial.settings.items() if key not in (*COUNTING_KEYS, *COLUMN_KEYS)}
                 for trial in group]
+    text_scores: dict[str, np.ndarray] = {}
     # Settings that prune and weigh alike (they differ in alpha, priors, Complement's norm, or
     # variant, Bernoulli aside) share their columns, sums and weighed test counts, and the sums
     # of the columns the test documents hold, made once and held while they are scored; each
@@ -328,7 +390,13 @@ def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatr
             model = first if i == members[0] else first.alike(settings[i])
             trial = group[i]
             trial.termless_folds += model.core.n_features_in_ == 0
-            log_proba = test.predict_log_proba(model.core)
+            said = repr(sorted(settings[i].items()))
+            if said not in text_scores:
+                text_scores[said] = test.predict_log_proba(model.core)
+            log_proba = text_scores[said]
+            split = column_split(trial.settings)
+            if split != ((), ()):
+                log_proba = model.with_column_scores(log_proba, column_scores[split])
             trial.reports.append(evaluate(test_labels, log_proba, model.classes))
             trial.right[held] = right_answers(test_labels, log_proba, model.classes)
             trial.seconds += time.perf_counter() - started + share
@@ -341,9 +409,11 @@ def train_setting(documents: Iterable[Document], setting: dict[str, Any], *, bas
     """A model trained on ``documents`` with one candidate ``setting`` of ``cross_validate``
     (the one it scored: the same counting defaults, and the base analyzer's other options)."""
     analyzer = _analyzer_of(setting, base_analyzer or DEFAULT_ANALYZER)
-    settings = {key: value for key, value in setting.items() if key not in ANALYZER_KEYS}
+    settings = {key: value for key, value in setting.items() if key not in (*ANALYZER_KEYS, *COLUMN_KEYS)}
     weighting = {"tf": settings.pop("tf", DEFAULT_TF), "doc_norm": settings.pop("doc_norm", DEFAULT_DOC_NORM)}
-    return train(documents, analyzer=analyzer, settings=settings, summary=summary, **weighting)
+    numeric, categorical = column_split(setting)
+    return train(documents, analyzer=analyzer, settings=settings, summary=summary, numeric_columns=numeric,
+                 categorical_columns=categorical, **weighting)
 
 
 

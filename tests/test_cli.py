@@ -1389,14 +1389,16 @@ def test_the_leaderboard_shows_settings_as_options_train_takes(flags):
     """tune prints each setting as the options that give it, to paste into `nbtext train`:
     --no-fit-prior and --no-norm were no options of train ("No such option")."""
     from nbtext.render import describe
-    from nbtext.tuning import GRID_KEYS
+    from nbtext.tuning import COLUMN_KEYS, GRID_KEYS
 
     setting = {"variant": "multinomial", "alpha": 0.3, "analyzer": "word", "ngram_range": (1, 3), "char_ngrams": None,
                "tokens": "joined", "tf": "binary", "doc_norm": None, "idf": flags, "norm": flags, "min_df": 2,
-               "max_df": 0.5, "fit_prior": flags}
-    assert set(setting) == GRID_KEYS
+               "max_df": 0.5, "fit_prior": flags, "numeric_columns": "size,age", "categorical_columns": "tier"}
+    assert set(setting) == GRID_KEYS - {"columns"} | set(COLUMN_KEYS)  # a grid's columns are a setting's two keys
     train = cli.get_command(click.Context(cli), "train").make_context("train", ["DATA", "-o", "m", *describe(setting).split()])
-    assert {key: train.params[key] for key in setting} == {**setting, "doc_norm": "none"}  # train spells it none
+    assert {key: train.params[key] for key in setting} == {**setting, "doc_norm": "none",  # train spells it none
+                                                          "numeric_columns": ("size", "age"),
+                                                          "categorical_columns": ("tier",)}
 
 
 def test_tune_as_it_comes_picks_what_the_accuracy_benchmark_scores(tmp_path):

@@ -257,3 +257,60 @@ def test_stored_sums_are_checked_when_read():
         ColumnSums.from_dict(damaged)
     with pytest.raises(DataError, match="the columns differ"):
         sums.merge(ColumnSums.of(["a"], [{"m": 1.0}], ["m"], []))
+
+
+def test_a_search_scores_columns_as_training_with_them_would(mail_table):
+    """Each fold's columns, scored once for every setting, give the answers of models trained
+    on the fold with those columns."""
+    from nbtext.folds import stratified_folds
+    from nbtext.tuning import cross_validate, expand
+
+    paths, _, _ = mail_table
+    rows = _mail_rows(paths["train"])
+    candidates = expand({"alpha": [0.2], "variant": ["complement", "multinomial"],
+                         "columns": [MAIL_NUMERIC + MAIL_CATEGORICAL, ("mailer",), ()]},
+                        MAIL_NUMERIC, MAIL_CATEGORICAL)
+    assert [(c["numeric_columns"], c["categorical_columns"]) for c in candidates[:3]] == [
+        ("log_size,log_links", "hour,mailer"), ("", "mailer"), ("", "")]
+    folds = stratified_folds([doc.label for doc in rows], 3, 0)
+    trials = cross_validate(rows, candidates, folds=folds)
+    for trial in trials:
+        numeric = tuple(filter(None, trial.settings["numeric_columns"].split(",")))
+        categorical = tuple(filter(None, trial.settings["categorical_columns"].split(",")))
+        right = np.zeros(len(rows), dtype=bool)
+        for f in range(3):
+            model = train([doc for doc, g in zip(rows, folds) if g != f], numeric_columns=numeric,
+                          categorical_columns=categorical,
+                          settings={"alpha": 0.2, "variant": trial.settings["variant"]}, analyzer=None)
+            held = [i for i, g in enumerate(folds) if g == f]
+            values = [rows[i].values for i in held] if numeric or categorical else None
+            right[held] = np.array(model.predict([rows[i].text for i in held], values)) == \
+                np.array([rows[i].label for i in held])
+        np.testing.assert_array_equal(trial.right, right, err_msg=str(trial.settings))
+
+
+def test_tune_tells_whether_the_columns_help(mail_table, tmp_path):
+    paths, _, _ = mail_table
+    result = run(["tune", paths["train"], *MAIL_OPTIONS, "--grid", '{"alpha": [0.2]}', "--format", "json",
+                  "-o", tmp_path / "best.joblib"])
+    board = json.loads(result.stdout)
+    assert sorted(row["settings"]["numeric_columns"] for row in board) == ["", ",".join(MAIL_NUMERIC)]
+    best = Model.load(tmp_path / "best.joblib")
+    assert (best.columns is not None) == bool(board[0]["settings"]["numeric_columns"])
+    assert f"the same model: nbtext train DATA {board[0]['options']}" not in result.stderr  # every option is spelled
+    said = result.stderr.split("the same model: ", 1)[1]
+    assert ("--numeric-columns" in said) == (best.columns is not None)
+    cv = run(["eval", "--cv", "3", paths["train"], *MAIL_OPTIONS, "--alpha", "0.2", "--format", "json"])
+    assert math.isclose(json.loads(cv.stdout)["accuracy"]["mean"], next(
+        row["mean"] for row in board if row["settings"]["numeric_columns"]), rel_tol=1e-12)
+    refused = run(["eval", tmp_path / "best.joblib", paths["test"], "--numeric-columns", "log_size"], expect=2)
+    assert "--numeric-columns is for --cv K" in refused.stderr
+
+
+def test_a_held_out_part_is_scored_with_its_columns(mail_table, tmp_path):
+    paths, _, _ = mail_table
+    result = run(["train", paths["train"], *MAIL_OPTIONS, "--test-split", "0.25", "-o", tmp_path / "m.joblib"])
+    model = Model.load(tmp_path / "m.joblib")
+    held = model.summary["held_out"]
+    assert model.columns is not None and held["n_documents"] == 500
+    assert f"held-out accuracy {held['accuracy']:.4f}" in result.stderr and held["accuracy"] > 0.97

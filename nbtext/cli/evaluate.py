@@ -20,7 +20,7 @@ from ..spam import SpamFilter
 from ..spam_training import makes_a_filter
 from .common import each_once, not_over_the_data, print_classes, print_read_report, reported_on_error
 from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, analyzer_options, columns_of, cutoff_options,
-                      format_option, given_options, input_options, nb_options)
+                      format_option, given_options, input_options, nb_options, value_column_options)
 from .setup import filter_options, training_setup
 
 
@@ -40,6 +40,8 @@ from .setup import filter_options, training_setup
 @nb_options
 @analyzer_options
 @input_options
+@value_column_options[0]
+@value_column_options[1]
 def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
@@ -59,6 +61,8 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
     each copy is scored against its own label, and the accuracy that counts an answer right
     for any of its text's labels is given too, over the distinct texts (multi_label_texts,
     distinct_texts, any_label_accuracy; not with --cv, whose folds split the copies).
+    A MODEL with numeric or categorical columns reads them from DATA's tables; with --cv,
+    --numeric-columns and --categorical-columns name the columns to learn, as for train.
 
     \b
     Example:
@@ -76,7 +80,8 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
         return _cross_validate(args, cv, seed, fmt, options)
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
-    unused = sorted(given_options(click.get_current_context()) & {*ANALYZER_OPTIONS, *NB_OPTIONS, "seed"})
+    unused = sorted(given_options(click.get_current_context())
+                    & {*ANALYZER_OPTIONS, *NB_OPTIONS, "seed", "numeric_columns", "categorical_columns"})
     if unused:  # they would be quietly unused: a model is scored as it was trained
         raise click.UsageError(f"--{unused[0].replace('_', '-')} is for --cv K: MODEL is scored as it was trained "
                                "(train it again to change that)")
@@ -130,19 +135,23 @@ def _write_errors(path: str, lines: list[str]) -> None:
 
 
 def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
+    numeric, categorical = options.pop("numeric_columns"), options.pop("categorical_columns")
     analyzer, weighting, settings = training_setup(options)
     each_once(data, "its documents would be read twice")
     corpus, analyzer = training_corpus(data, analyzer, headers=options["headers"], input_format=options["input_format"],
                                        encoding=options["encoding"], max_document_bytes=options["max_document_size"],
                                        columns=columns_of(options["text_column"], options["label_column"],
-                                                          options["id_column"], options["skip_unlabelled"]))
+                                                          options["id_column"], options["skip_unlabelled"], numeric,
+                                                          categorical))
     with reported_on_error(corpus.report, options["verbose"], corpus.encoding), \
          render.progress(corpus.total_bytes, "reading") as advance:
         documents = read_all(corpus.read(progress=advance))
     print_read_report(corpus.report, options["verbose"], corpus.encoding)
     print_classes(corpus.report, k)
     as_filter = None
-    if makes_a_filter(corpus.is_mail, labels_of(documents)):  # train makes such mail a filter
+    if numeric or categorical:
+        settings.update(numeric_columns=",".join(numeric), categorical_columns=",".join(categorical))
+    elif makes_a_filter(corpus.is_mail, labels_of(documents)):  # train makes such mail a filter
         click.echo("mail with a spam class: each fold is a filter, trained as nbtext train trains one (a filter's "
                    "defaults, and its calibration)", err=True)
         analyzer, as_filter = filter_options(analyzer, weighting, settings, given_options(click.get_current_context()))

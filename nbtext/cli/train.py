@@ -246,12 +246,15 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 @click.option("--grid", metavar="JSON|FILE",
               help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
                    "Keys: variant, alpha, analyzer, ngram_range, char_ngrams, tokens, tf, doc_norm, idf, norm, "
-                   "min_df, max_df, fit_prior (as train's options: true or false for a flag, [1, 2] for a range).")
+                   "min_df, max_df, fit_prior, columns (as train's options: true or false for a flag, [1, 2] for a range; "
+                   'columns: lists of --numeric-columns and --categorical-columns to try, [["size"], []]).')
 @click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
 @top_option(10, "Leaderboard rows shown.")
 @format_option("table", "tsv", "json", piped="tsv")
 @input_options
-def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
+@value_column_options[0]
+@value_column_options[1]
+def tune(data, output, cv, seed, grid, metric, top, fmt, numeric_columns, categorical_columns, **options) -> None:
     """Search settings by cross-validation, show a leaderboard, save the best model.
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
@@ -264,18 +267,26 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, **options) -> None:
     nested scores the accuracy docs give; "tokens": ["words", "all-words"] in --grid also
     tries train's default tokens, which keep one-letter words. The same --seed gives the same result.
 
+    With --numeric-columns or --categorical-columns, every setting is tried with those columns
+    and without them, to tell whether they help; "columns": [["size"], []] in --grid chooses
+    which to try.
+
     \b
     Example:
       nbtext tune corpora/support-tickets/train -o best.joblib
       nbtext tune sms.tsv -o best.joblib --grid '{"alpha": [0.1, 0.3], "variant": ["complement"]}'
       nbtext tune reviews/ -o best.joblib --grid '{"char_ngrams": [null, [2, 5]], "alpha": [0.3, 1]}'
       nbtext tune corpora/support-tickets/train -o best.joblib --format json | jq -r '.[0].options'
+      nbtext tune mail.csv -o best.joblib --numeric-columns log_size --categorical-columns mailer
     """
-    candidates = expand(_grid(grid))
+    try:
+        candidates = expand(_grid(grid), numeric_columns, categorical_columns)
+    except DataError as error:
+        raise click.BadParameter(error.spoken(flag_of), param_hint="--grid") from None
     not_over_the_data(output, data)
     each_once(data, "its documents would be read twice")
     columns = columns_of(options["text_column"], options["label_column"], options["id_column"],
-                         options["skip_unlabelled"])
+                         options["skip_unlabelled"], numeric_columns, categorical_columns)
     # mail: the header tokens train adds
     corpus, base = training_corpus(data, DEFAULT_ANALYZER, input_format=options["input_format"],
                                    encoding=options["encoding"], max_document_bytes=options["max_document_size"],
