@@ -106,16 +106,19 @@ class Classifier:
         X, y = self._checked_X_y(X, y)
         for name in ("classes_", self._fitted_attribute, "feature_names_in_"):
             self.__dict__.pop(name, None)
-        self.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
-        if names is not None:
-            self.feature_names_in_ = names
-        return self
+        return self._partial_fit(X, y, X, names, np.unique(y), sample_weight)
 
     def partial_fit(self: Self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None) -> Self:
         """Add documents to what was learned; ``classes`` is required on the first call, and
         where given later must be the same."""
         table, names = X, feature_names(X)
         X, y = self._checked_X_y(X, y)
+        return self._partial_fit(X, y, table, names, classes, sample_weight)
+
+    def _partial_fit(self: Self, X: Any, y: np.ndarray, table: Any, names: np.ndarray | None, classes: Any,
+                     sample_weight: Any) -> Self:
+        """``partial_fit`` of ``X`` and ``y`` checked already (``_checked_X_y``); ``table`` is X
+        as given, for its column names."""
         weights = sample_weights(sample_weight, X.shape[0])
         first, known, index = self._class_index(X, table, y, classes, weights)
         if first:

@@ -407,6 +407,9 @@ class BernoulliNB(NaiveBayes):
         return X, y
 
     def _prepare(self) -> None:
+        # With one alpha for every word, log(D_c + 2 alpha) is one column: made once, not for
+        # each block of columns scored.
+        self._one_log_docs = None if np.ndim(self._alpha) else np.log(self.class_count_[:, None] + 2 * self._alpha)
         # Absent words count too: every document starts from the sum of log(1 - p) over all words.
         # log(1 - p) = log(D_c - D_cw + alpha) - log(D_c + 2 alpha)
         self._bias = self.class_log_prior_ + self._column_sums(lambda columns: self._logged_absent(
@@ -414,6 +417,8 @@ class BernoulliNB(NaiveBayes):
 
     def _log_docs(self, alpha: Any) -> np.ndarray:
         """log(D_c + 2 alpha), the denominator of log P(w|c): a column, or classes x columns."""
+        if self._one_log_docs is not None and np.ndim(alpha) == 0:
+            return self._one_log_docs
         return np.log(self.class_count_[:, None] + 2 * np.asarray(alpha))
 
     def _log_prob_of(self, counts: np.ndarray, alpha: Any, out: np.ndarray | None = None) -> np.ndarray:
