@@ -276,6 +276,10 @@ def all_words(text: str) -> list[str]:
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "all-words": all_words,
                                                      "joined": JOINED.findall, "marks": MARKS.findall}
 TOKENS = tuple(TOKENIZERS)
+#: Each kind of tokens as a regular expression (Python's, Unicode-aware ``\w``), for programs
+#: that score an exported model (``Model.linear_form``) without nbtext.
+TOKEN_PATTERNS = {"words": _WORD.pattern, "all-words": _RUN.pattern, "joined": JOINED.pattern,
+                  "marks": MARKS.pattern}
 
 
 def load_stop_words(spec: str | None, *, lowercase: bool = True) -> frozenset[str]:

@@ -170,6 +170,12 @@ class GaussianNB(ColumnNB):
         model._update()
         return model
 
+    def feature_mean(self, feature: int) -> np.ndarray:
+        """Each class's mean of ``feature`` as scoring takes it: its own, or where a class never
+        had the feature, that of all documents."""
+        self._check_fitted()
+        return np.array(self._mean[:, feature])
+
     def feature_log_likelihood(self, feature: int, value: float) -> np.ndarray:
         """log N(value; mean, variance) of ``feature`` under each class; 0s for a feature no
         training document had, which tells no class from another."""

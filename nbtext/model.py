@@ -22,7 +22,7 @@ import numpy as np
 
 from . import modelfile
 from ._version import __version__
-from .analysis import Analyzer
+from .analysis import TOKEN_PATTERNS, Analyzer
 from .calibration import platt_scaled, tempered
 from .checks import array_of, checked, indices_within
 from .cores import available_cores
@@ -393,6 +393,53 @@ class Model:
             for label, best in zip(self.classes, self.core.top_features(k))
             if not labels or label in labels
         }
+
+    def linear_form(self) -> dict[str, Any]:
+        """The model as a linear one, with all it takes to use it without nbtext (what ``nbtext
+        export`` writes): a document's joint log-likelihood of class c is ``W[c] . x + b[c]``,
+        plus its columns' log-likelihoods for a model with columns, normalised over the classes.
+
+        ``x`` is over ``terms``: each term's count in the document's features (``analyzer``),
+        then ``tf`` (``log``: log(1 + count); ``binary``: 1 where present), then ``doc_norm``
+        (``l2``: divided by the row's Euclidean norm), then times ``idf`` where it is given;
+        ``presence`` (Bernoulli NB): 1 where present, untransformed. ``calibration`` is a
+        temperature the normalised scores are divided by (and normalised again), ``spam`` a
+        filter's Platt scaling of its spam class's log-odds; both keep the best class.
+
+        Examples
+        --------
+        >>> import nbtext
+        >>> model = nbtext.train([nbtext.Document("cheap pills", "spam", "1"),
+        ...                       nbtext.Document("lunch at noon", "ham", "2")], settings={"variant": "multinomial"})
+        >>> form = model.linear_form()
+        >>> x = np.zeros(len(form["terms"]))
+        >>> x[form["terms"].index("cheap")] = np.log1p(1)  # tf log
+        >>> jll = form["weights"] @ x + form["bias"]
+        >>> bool(np.allclose(jll - np.logaddexp.reduce(jll), model.predict_log_proba(["cheap"])[0]))
+        True
+        """
+        if self.analyzer.hash_features is not None:
+            raise ModelError(f"{self.source or 'the model'} hashes its features into buckets (`hash_features`): it "
+                             "keeps no words to export. Train without `hash_features` to export it.")
+        weights, bias = self.core.linear_form()
+        if self.columns is not None and self.settings["variant"] == "complement" and len(self.classes) > 1:
+            bias = bias + self.core.class_log_prior_  # the one prior a model with columns adds
+        presence = self.settings["variant"] == "bernoulli"
+        spam = self.settings["spam"]
+        form: dict[str, Any] = {
+            "classes": self.classes, "terms": list(self.terms), "weights": weights, "bias": bias,
+            "analyzer": self.analyzer.to_dict(), "presence": presence,
+            "token_pattern": TOKEN_PATTERNS.get(self.analyzer.tokens) if self.analyzer.analyzer == "word" else None,
+            "tf": None if presence else self.counts.tf, "doc_norm": None if presence else self.counts.doc_norm,
+            "idf": None if presence or self._idf is None else np.asarray(self._idf, dtype=np.float64),
+            "calibration": (self.settings["calibration"] or {}).get("temperature"),
+            "spam": None if not spam else {key: spam[key] for key in ("label", "slope", "intercept", "spam_cutoff",
+                                                                        "ham_cutoff")},
+            "columns": None,
+        }
+        if self.columns is not None:
+            form["columns"] = self._column_scorer.linear_parts()
+        return form
 
     def column_profile(self, k: int = 5, labels: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         """For a model with numeric or categorical columns, for each class (of ``labels``, where

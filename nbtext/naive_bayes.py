@@ -162,6 +162,25 @@ class NaiveBayes(Classifier):
 
     # --- prediction ----------------------------------------------------------------------
 
+    def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+        """The model as a linear one: weights W (classes x features) and a bias b (one per
+        class), such that the joint log-likelihood of documents X is ``S(X) @ W.T + b``, where
+        S is X itself, or for Bernoulli NB whether each feature is present (``binarize``).
+
+        >>> nb = MultinomialNB().fit([[2, 1, 0], [0, 1, 3]], ["a", "b"])
+        >>> W, b = nb.linear_form()
+        >>> bool(np.allclose(np.array([[1, 0, 2]]) @ W.T + b, nb.predict_joint_log_proba([[1, 0, 2]])))
+        True
+        """
+        self._check_fitted()
+        n_features = self.n_features_in_
+        rows = np.empty((n_features, len(self.classes_)))
+        for start in range(0, n_features, _BLOCK):
+            columns = np.arange(start, min(start + _BLOCK, n_features))
+            self._put_weight_rows(np.asarray(self.feature_count_[:, columns], dtype=np.float64), columns,
+                                  rows[start:start + _BLOCK])
+        return np.ascontiguousarray(rows.T), np.array(self._jll_bias(), dtype=np.float64)
+
     def top_features(self, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each class, the ``k`` feature indices that raise it most and their scores."""
         self._check_fitted()

@@ -307,6 +307,27 @@ class ColumnScorer:
                 out.append((f"{name}={category(row.get(name))}", scores))
         return out
 
+    def linear_parts(self) -> dict[str, Any]:
+        """What scoring the columns takes, as plain arrays (``Model.linear_form``): per numeric
+        column, each class's mean and variance (a column's log-likelihood is
+        -(log(2 pi var) + (x - mean)^2 / var) / 2; a column no training document had adds 0:
+        ``informative``); per categorical column, its values and each class's log-probability of
+        each, and of a value not among them (``unseen``). An empty cell adds 0."""
+        parts: dict[str, Any] = {"numeric": [], "categorical": []}
+        if self.gaussian is not None:
+            for f, name in enumerate(self.sums.numeric):
+                informative = bool(self.gaussian.all_count_[f] > 0)
+                parts["numeric"].append({
+                    "name": name, "informative": informative,
+                    "mean": self.gaussian.feature_mean(f), "var": np.array(self.gaussian.var_[:, f])})
+        if self.categorical is not None:
+            for f, name in enumerate(self.sums.categorical):
+                parts["categorical"].append({
+                    "name": name, "values": list(self.sums.categories[f]),
+                    "log_prob": np.array(self.categorical.feature_log_prob_[f]),
+                    "unseen": self.categorical.feature_log_likelihood(f, len(self.sums.categories[f]))})
+        return parts
+
     def unseen(self, rows: Sequence[Values | None]) -> Counter[str]:
         """How many of the documents' categorical values each column never had in training."""
         found: Counter[str] = Counter()

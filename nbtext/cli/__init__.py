@@ -33,7 +33,7 @@ from .flags import flag_of
 COMMANDS = {
     "train": "train:train", "merge": "train:merge", "tune": "train:tune", "eval": "evaluate:eval_",
     "predict": "classify:predict", "filter": "classify:filter_", "learn": "learn:learn",
-    "inspect-top-words": "inspect:inspect_top_words", "info": "inspect:info",
+    "inspect-top-words": "inspect:inspect_top_words", "info": "inspect:info", "export": "inspect:export",
 }
 
 class _Group(click.Group):

@@ -1,12 +1,16 @@
-"""inspect-top-words and info: what a model has learned, and how it was made."""
+"""inspect-top-words, info and export: what a model has learned, how it was made, and the
+model as a linear one for other programs."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 import click
 
 from .. import render
 from ..model import Model
-from .options import format_option, model_argument, top_option
+from .options import ExportPath, format_option, model_argument, top_option
 
 
 @click.command("inspect-top-words")
@@ -64,3 +68,45 @@ def info(model_path, fmt) -> None:
     """
     model, written = Model.with_file_facts(model_path)
     render.model_info(model, model_path, written, fmt)
+
+
+@click.command()
+@model_argument
+@click.option("-o", "--output", type=ExportPath(), help="File to write (default: stdout, for json and csv).")
+@click.option("--format", "fmt", type=click.Choice(["json", "npz", "csv"]),
+              help="json: weights, bias, terms and how text becomes x, in one object; npz: numpy's arrays, "
+                   "the rest as JSON in 'meta'; csv: a row per term, a column per class, the first row the bias. "
+                   "Default: from -o's suffix, else json.")
+def export(model_path, output, fmt) -> None:
+    """Write MODEL as a linear model, to run where a dot product runs (SQL, JavaScript, a mail
+    server's plugin).
+
+    A document's score for class c is the weights of c times x, plus c's bias: x counts each
+    term of the document's features (as MODEL's analyzer makes them), then log(1 + count)
+    where tf is log (1 where present, for binary), divided by the row's length for doc_norm
+    l2, times idf where given; for Bernoulli NB (presence), 1 where present. The class with the
+    highest score is the label; subtracting log(sum of exp(score)) gives predict's
+    log-probabilities (before a calibration or a filter's spam scaling, which json names). A
+    model with numeric or categorical columns adds each column's log-likelihood (json and npz
+    hold their means, variances and category log-probabilities).
+
+    \b
+    Example:
+      nbtext export tickets.joblib -o tickets.json
+      nbtext export tickets.joblib --format csv | head -3
+      nbtext export tickets.joblib -o tickets.npz
+    """
+    from ..export import write_export  # here: the other commands of this module need none of it
+
+    fmt = fmt or {".npz": "npz", ".csv": "csv"}.get(os.path.splitext(output or "")[1].lower(), "json")
+    if fmt == "npz" and output is None and sys.stdout.isatty():
+        raise click.UsageError("npz is binary: write it to a file with -o FILE.npz, or pipe it")
+    model = Model.load(model_path)
+    if output is None:
+        stream = sys.stdout.buffer if fmt == "npz" else sys.stdout
+        write_export(model, stream, fmt)
+        return
+    with open(output, "wb" if fmt == "npz" else "w", newline="" if fmt == "csv" else None,
+              encoding=None if fmt == "npz" else "utf-8") as out:
+        write_export(model, out, fmt)
+    click.echo(f"exported {len(model.terms):,} terms x {len(model.classes):,} classes as {fmt} -> {output}", err=True)

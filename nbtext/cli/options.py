@@ -382,6 +382,13 @@ class _FileToWrite(click.Path):
         return path
 
 
+class ExportPath(_FileToWrite):
+    """The file export writes."""
+
+    def __init__(self) -> None:
+        super().__init__(": without -o, json and csv go to stdout")
+
+
 class ErrorsPath(_FileToWrite):
     """The file eval lists its errors in."""
 
