@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .analysis import Analyzer
+from .calibration import reliability, tempered
 from .errors import DataError
 from .metrics import evaluate, seen_by_text
 from .model import Explanation, Model
@@ -51,6 +52,29 @@ class Evaluation:
 
     report: dict[str, Any]
     wrong: list[WrongAnswer]
+    #: Each document's class log-probabilities (the model's classes), and its label, in order.
+    log_proba: np.ndarray | None = None
+    y_true: list[str] | None = None
+
+    def picture_parts(self, model: Model, spam_filter: SpamFilter | None = None) -> dict[str, Any]:
+        """What a picture of this evaluation shows beside its report (``plots.plot_evaluation``'s
+        keywords): for a calibrated model, the reliability before its temperature; for a spam
+        filter, each message's spam score and truth, and the cut-offs."""
+        parts: dict[str, Any] = {}
+        if self.log_proba is None or self.y_true is None:
+            return parts
+        calibration = model.settings["calibration"]
+        if calibration and not model.settings["spam"]:
+            column = {label: i for i, label in enumerate(model.classes)}
+            known = [i for i, label in enumerate(self.y_true) if label in column]
+            truth = np.array([column[self.y_true[i]] for i in known], dtype=np.int64)
+            # tempering by 1/T undoes tempering by T: the core's own probabilities
+            parts["before"] = reliability(tempered(self.log_proba[known], 1 / calibration["temperature"]), truth)
+        if spam_filter is not None:
+            parts["spam"] = {"scores": spam_filter.scores_of(self.log_proba, model.classes),
+                             "is_spam": np.array(self.y_true) == spam_filter.label,
+                             "spam_cutoff": spam_filter.spam_cutoff, "ham_cutoff": spam_filter.ham_cutoff}
+        return parts
 
 
 def evaluate_model(model: Model, documents: Iterable[Document], read_report: ReadReport | None = None, *,
@@ -110,7 +134,7 @@ def evaluate_model(model: Model, documents: Iterable[Document], read_report: Rea
     if spam_filter is not None:
         report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
                                               np.array(y_true) == spam_filter.label)
-    return Evaluation(report, wrongly)
+    return Evaluation(report, wrongly, log_proba, y_true)
 
 
 def wrongly_labelled(model: Model, batch: Sequence[Document], log_proba: np.ndarray,

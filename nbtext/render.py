@@ -531,7 +531,7 @@ def _confusion_matrix(out, labels: list[str], counts: list[list[int]]):
     if len(labels) > MATRIX_CLASSES:
         return _top_confusions(labels, counts)
 
-    cells = [[str(n) if n else "." for n in row] for row in counts]
+    cells = _shaded(counts)
     named = Table("true \\ predicted", *labels, box=None, title="confusion matrix", title_justify="left")
     for label, row in zip(labels, cells):
         named.add_row(label, *row)
@@ -543,6 +543,25 @@ def _confusion_matrix(out, labels: list[str], counts: list[list[int]]):
     for number, (label, row) in enumerate(zip(labels, cells), 1):
         numbered.add_row(f"{number:>{digits}} {label}", *row)
     return numbered
+
+
+def _shaded(counts: list[list[int]]) -> list[list[Any]]:
+    """The matrix's cells as text, shaded on a terminal by their share of the row (the true
+    class's documents), so that where the mistakes are shows at a glance: the diagonal green,
+    a confusion red, the more of the row it takes, the stronger. In a pipe, plain text."""
+    from rich.text import Text
+
+    out = []
+    for i, row in enumerate(counts):
+        total = max(sum(row), 1)
+        cells = []
+        for j, n in enumerate(row):
+            share = n / total
+            style = ("green" if i == j else "bold white on red" if share >= 0.1 else "red" if share >= 0.02
+                     else "") if n else "dim"
+            cells.append(Text(str(n) if n else ".", style=style))
+        out.append(cells)
+    return out
 
 
 def _top_confusions(labels: list[str], counts: list[list[int]]):

@@ -92,9 +92,11 @@ def in_bash(script: str, **kwargs) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, **kwargs)
 
 
-def on_a_terminal(*args: str, streams: tuple[str, ...] = ("stdout",), stdout=subprocess.DEVNULL) -> str:
+def on_a_terminal(*args: str, streams: tuple[str, ...] = ("stdout",), stdout=subprocess.DEVNULL,
+                  escapes: bool = False) -> str:
     """What nbtext writes to a real terminal (a pseudo-terminal) on ``streams``, stdout, stderr
-    or both, its escapes left out; stdout goes to ``stdout`` where it is not among them."""
+    or both, its escapes left out unless asked for; stdout goes to ``stdout`` where it is not
+    among them."""
     import pty
 
     leader, follower = pty.openpty()
@@ -107,7 +109,8 @@ def on_a_terminal(*args: str, streams: tuple[str, ...] = ("stdout",), stdout=sub
             written += chunk
     os.close(leader)
     assert process.wait() == 0
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", written.decode()).replace("\r\n", "\n")
+    shown = written.decode().replace("\r\n", "\n")
+    return shown if escapes else re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from ..readers.document import labels_of
 from ..spam import SpamFilter
 from ..spam_training import makes_a_filter
 from .common import each_once, not_over_the_data, print_classes, print_read_report, reported_on_error
-from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, analyzer_options, columns_of, cutoff_options,
+from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, PlotPath, analyzer_options, columns_of, cutoff_options,
                       format_option, given_options, input_options, nb_options, value_column_options)
 from .setup import filter_options, training_setup
 
@@ -33,6 +33,10 @@ from .setup import filter_options, training_setup
 @click.option("--errors", "errors_path", type=ErrorsPath(), metavar="FILE",
               help="Also write the documents MODEL labels wrongly to FILE, one a line in input order: "
                    "NAME<TAB>TRUE<TAB>PREDICTED<TAB>P(PREDICTED)<TAB>P(TRUE).")
+@click.option("--plot", "plot_path", type=PlotPath(), metavar="FILE",
+              help="Also draw the evaluation to FILE (.svg, .png or .pdf): the confusion matrix, each class's "
+                   "precision and recall, the reliability diagram (before and after a calibration), and for a "
+                   "spam filter its scores of ham and spam with the cut-offs. Needs nbtext[plot].")
 @click.option("--explain", type=click.IntRange(min=1), metavar="N",
               help="With --errors: end each line with the N words that most raise the wrong label over the "
                    "true one, each with by how much (natural log-odds), as predict --explain does.")
@@ -42,7 +46,7 @@ from .setup import filter_options, training_setup
 @input_options
 @value_column_options[0]
 @value_column_options[1]
-def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **options) -> None:
+def eval_(args, fmt, cv, seed, errors_path, plot_path, explain, spam_cutoff, ham_cutoff, **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
     filter train makes of it, calibration and all).
@@ -77,6 +81,8 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
             raise click.UsageError("--spam-cutoff and --ham-cutoff are for a spam filter MODEL, not for --cv K")
         if errors_path is not None:
             raise click.UsageError("--errors lists what a MODEL labels wrongly; with --cv K there is none")
+        if plot_path is not None:
+            raise click.UsageError("--plot draws a MODEL's evaluation; with --cv K there is none")
         return _cross_validate(args, cv, seed, fmt, options)
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
@@ -86,6 +92,13 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
         raise click.UsageError(f"--{unused[0].replace('_', '-')} is for --cv K: MODEL is scored as it was trained "
                                "(train it again to change that)")
     model_path, data = args[0], args[1:]
+    if plot_path is not None:  # before the reading: a missing matplotlib is known now, not after an hour
+        from ..plots import check_plot_path
+
+        try:
+            check_plot_path(plot_path)
+        except NbtextError as error:
+            raise click.BadParameter(str(error), param_hint="--plot") from None
     if explain and errors_path is None:
         raise click.UsageError("--explain adds to each line of --errors FILE: give --errors FILE too")
     if errors_path is not None:
@@ -110,6 +123,13 @@ def eval_(args, fmt, cv, seed, errors_path, explain, spam_cutoff, ham_cutoff, **
     print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer)
     if errors_path is not None:
         _write_errors(errors_path, wrong_lines(evaluation.wrong))
+    if plot_path is not None:  # before the report: `| head -1` closes stdout, and the picture is not lost
+        from ..plots import plot_evaluation
+
+        plot_evaluation(evaluation.report, plot_path, title=f"{os.path.basename(model_path)} on "
+                                                            f"{', '.join(map(os.path.basename, data))}",
+                        **evaluation.picture_parts(model, spam_filter))
+        click.echo(f"plot -> {plot_path}", err=True)
     render.eval_report(evaluation.report, fmt)
 
 

@@ -389,6 +389,13 @@ class ExportPath(_FileToWrite):
         super().__init__(": without -o, json and csv go to stdout")
 
 
+class PlotPath(_FileToWrite):
+    """The picture eval draws."""
+
+    def __init__(self) -> None:
+        super().__init__(", where the report goes: name a picture file (--plot report.svg)")
+
+
 class ErrorsPath(_FileToWrite):
     """The file eval lists its errors in."""
 
