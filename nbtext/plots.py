@@ -150,3 +150,71 @@ def _spam_scores(ax: Any, spam: dict[str, Any]) -> None:
     ax.set_ylabel("messages")
     ax.set_title("spam scores")
     ax.legend(loc="center", fontsize=8)
+
+
+def plot_search(trials: list[Any], path: str, metric: str) -> None:
+    """Draw a search's leaderboard (``tuning.Trial``s) to ``path``: for each setting the search
+    varied, a panel of every trial's mean score by that setting's value, the best at each value
+    joined by a line with its spread over the folds: which values matter, and which do not."""
+    plt = _pyplot()
+    keys = [key for key in dict.fromkeys(key for trial in trials for key in trial.settings)
+            if len({_shown(trial.settings.get(key)) for trial in trials}) > 1]
+    if not keys:
+        keys = list(trials[0].settings)[:1] or ["setting"]
+    columns = min(len(keys), 4)
+    rows = -(-len(keys) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(4.5 * columns, 3.6 * rows), squeeze=False)
+    rng = np.random.default_rng(0)
+    for ax, key in zip(axes.flat, keys):
+        values = sorted(dict.fromkeys(_shown(trial.settings.get(key)) for trial in trials), key=_in_order)
+        at = {value: i for i, value in enumerate(values)}
+        x = np.array([at[_shown(trial.settings.get(key))] for trial in trials], dtype=float)
+        means = np.array([trial.mean for trial in trials])
+        ax.scatter(x + rng.uniform(-0.15, 0.15, len(x)), means, s=10, alpha=0.4, color="grey")
+        best = [max((t for t in trials if _shown(t.settings.get(key)) == value), key=lambda t: t.mean)
+                for value in values]
+        ax.errorbar(range(len(values)), [t.mean for t in best], yerr=[t.std for t in best], marker="o",
+                    capsize=3, label="best")
+        ax.set_xticks(range(len(values)), values, rotation=30, fontsize=8)
+        ax.set_title(key)
+        ax.set_ylabel(f"{metric} (mean over folds)")
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    figure.suptitle(f"{len(trials):,} settings, best {metric} {trials[0].mean:.4f}")
+    figure.tight_layout()
+    figure.savefig(path, bbox_inches="tight")
+    plt.close(figure)
+
+
+def _in_order(shown: str) -> tuple:
+    """Numbers in their order, before the names, which are in theirs."""
+    try:
+        return (0, float(shown), "")
+    except ValueError:
+        return (1, 0.0, shown)
+
+
+def _shown(value: Any) -> str:
+    """A setting's value as the picture names it."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value)) or "none"
+    return "none" if value in (None, "") else str(value)
+
+
+def plot_learning_curve(points: list[dict[str, Any]], path: str, metric: str = "accuracy") -> None:
+    """Draw a learning curve (``evaluation.learning_curve``'s points) to ``path``: the score on
+    held-out documents against the number trained on, with its spread over the folds."""
+    plt = _pyplot()
+    figure, ax = plt.subplots(figsize=(6, 4))
+    ax.errorbar([p["documents"] for p in points], [p[metric]["mean"] for p in points],
+                yerr=[p[metric]["std"] for p in points], marker="o", capsize=3)
+    for p in points:
+        ax.annotate(f"{p[metric]['mean']:.3f}", (p["documents"], p[metric]["mean"]), textcoords="offset points",
+                    xytext=(0, 6), ha="center", fontsize=7)
+    ax.set_xlabel("documents trained on")
+    ax.set_ylabel(f"{metric} on the held-out fold")
+    ax.set_title("learning curve: would more labelled data help?")
+    ax.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, bbox_inches="tight")
+    plt.close(figure)

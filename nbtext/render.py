@@ -445,6 +445,23 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
         print(copies_line(summary), file=file)
 
 
+def learning_curve(points: list[dict[str, Any]], fmt: str, *, k: int, seed: int, file: IO[str] | None = None) -> None:
+    """A learning curve (``evaluation.learning_curve``): a table, or one JSON array."""
+    file = file or sys.stdout
+    if fmt == "json":
+        print(json.dumps([{**point, "folds": k, "seed": seed} for point in points]), file=file)
+        return
+    from rich.table import Table
+
+    table = Table("share", "documents", "accuracy", "std", "macro F1", "std", box=None, title_justify="left",
+                  title=f"learning curve, {k}-fold stratified, seed {seed}")
+    for point in points:
+        table.add_row(f"{point['share']:.0%}", f"{point['documents']:,.0f}", f"{point['accuracy']['mean']:.4f}",
+                      f"{point['accuracy']['std']:.4f}", f"{point['macro_f1']['mean']:.4f}",
+                      f"{point['macro_f1']['std']:.4f}")
+    _print_whole(console(file), table)
+
+
 def held_copies_line(held: dict[str, Any]) -> str:
     """How many held-out documents (of ``--test-split``) have the text of one the model is
     trained on, and the accuracy on the others."""

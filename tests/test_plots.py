@@ -99,3 +99,28 @@ def test_the_confusion_matrix_is_shaded_on_a_terminal_and_plain_in_a_pipe(ticket
     assert re.search(r"\x1b\[31m[12] ", matrix)  # a confusion red
     piped = run(["eval", tickets_model, TICKETS / "test"]).stdout
     assert "\x1b[" not in piped
+
+
+def test_a_learning_curve_ends_at_cross_validations_figure(tmp_path):
+    points = json.loads(run(["eval", "--cv", "3", TICKETS / "train", "--learning-curve", "--format", "json",
+                             "--plot", tmp_path / "lc.svg"]).stdout)
+    whole = json.loads(run(["eval", "--cv", "3", TICKETS / "train", "--format", "json"]).stdout)
+    assert [p["share"] for p in points] == [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]
+    sizes = [p["documents"] for p in points]
+    assert sizes == sorted(sizes) and sizes[-1] == 243 * 2 / 3
+    assert points[-1]["accuracy"] == whole["accuracy"]  # all of each fold's training documents: the same models
+    assert points[0]["accuracy"]["mean"] < points[-1]["accuracy"]["mean"]
+    texts = _texts(tmp_path / "lc.svg")
+    assert [f"{p['accuracy']['mean']:.3f}" for p in points] == [t for t in texts if re.fullmatch(r"0\.\d{3}", t)]
+    refused = run(["eval", TICKETS / "train", TICKETS / "test", "--learning-curve"], expect=2)
+    assert "give --cv K" in refused.stderr
+
+
+def test_a_search_is_drawn_setting_by_setting(tmp_path):
+    board = json.loads(run(["tune", TICKETS / "train", "--grid", '{"alpha": [0.1, 1.0], "variant": ["complement", '
+                            '"multinomial"], "min_df": [1]}', "--format", "json", "--plot", tmp_path / "t.svg",
+                            "-o", tmp_path / "best.joblib"]).stdout)
+    texts = _texts(tmp_path / "t.svg")
+    assert "alpha" in texts and "variant" in texts and "min_df" not in texts  # only what the search varied
+    assert f"4 settings, best accuracy {board[0]['mean']:.4f}" in texts
+    assert {"0.1", "1.0", "complement", "multinomial"} <= set(texts)

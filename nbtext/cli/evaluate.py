@@ -10,7 +10,7 @@ import click
 from .. import render
 from ..answers import wrong_lines
 from ..errors import NbtextError
-from ..evaluation import cross_validate, evaluate_model
+from ..evaluation import CURVE_SHARES, cross_validate, evaluate_model, learning_curve
 from ..inputs import corpus_for, training_corpus
 from ..model import Model
 from ..parallel import read_all
@@ -30,6 +30,9 @@ from .setup import filter_options, training_setup
 @click.option("--cv", type=click.IntRange(min=2), metavar="K",
               help="No model: cross-validate the training options below on DATA, stratified K-fold.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --cv folds.")
+@click.option("--learning-curve", is_flag=True,
+              help="With --cv K: train on growing shares of each fold's training documents (5% to 100%) and "
+                   "score each on the held-out fold: would more labelled data help? With --plot, drawn too.")
 @click.option("--errors", "errors_path", type=ErrorsPath(), metavar="FILE",
               help="Also write the documents MODEL labels wrongly to FILE, one a line in input order: "
                    "NAME<TAB>TRUE<TAB>PREDICTED<TAB>P(PREDICTED)<TAB>P(TRUE).")
@@ -46,7 +49,8 @@ from .setup import filter_options, training_setup
 @input_options
 @value_column_options[0]
 @value_column_options[1]
-def eval_(args, fmt, cv, seed, errors_path, plot_path, explain, spam_cutoff, ham_cutoff, **options) -> None:
+def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, explain, spam_cutoff, ham_cutoff,
+          **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
     filter train makes of it, calibration and all).
@@ -81,9 +85,13 @@ def eval_(args, fmt, cv, seed, errors_path, plot_path, explain, spam_cutoff, ham
             raise click.UsageError("--spam-cutoff and --ham-cutoff are for a spam filter MODEL, not for --cv K")
         if errors_path is not None:
             raise click.UsageError("--errors lists what a MODEL labels wrongly; with --cv K there is none")
-        if plot_path is not None:
-            raise click.UsageError("--plot draws a MODEL's evaluation; with --cv K there is none")
+        if plot_path is not None and not learning_curve:
+            raise click.UsageError("--plot draws a MODEL's evaluation, or with --cv K a --learning-curve")
+        if learning_curve:
+            return _learning_curve(args, cv, seed, fmt, plot_path, options)
         return _cross_validate(args, cv, seed, fmt, options)
+    if learning_curve:
+        raise click.UsageError("--learning-curve cross-validates training options: give --cv K")
     if len(args) < 2:
         raise click.UsageError("give MODEL and DATA (or --cv K DATA...)")
     unused = sorted(given_options(click.get_current_context())
@@ -92,13 +100,7 @@ def eval_(args, fmt, cv, seed, errors_path, plot_path, explain, spam_cutoff, ham
         raise click.UsageError(f"--{unused[0].replace('_', '-')} is for --cv K: MODEL is scored as it was trained "
                                "(train it again to change that)")
     model_path, data = args[0], args[1:]
-    if plot_path is not None:  # before the reading: a missing matplotlib is known now, not after an hour
-        from ..plots import check_plot_path
-
-        try:
-            check_plot_path(plot_path)
-        except NbtextError as error:
-            raise click.BadParameter(str(error), param_hint="--plot") from None
+    _check_plot(plot_path)
     if explain and errors_path is None:
         raise click.UsageError("--explain adds to each line of --errors FILE: give --errors FILE too")
     if errors_path is not None:
@@ -154,7 +156,35 @@ def _write_errors(path: str, lines: list[str]) -> None:
     click.echo(f"{len(lines):,} {plural(len(lines), 'document')} labelled wrongly -> {path}", err=True)
 
 
-def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
+def _check_plot(plot_path: str | None) -> None:
+    """Before any reading: a picture's suffix, and matplotlib, are known now, not after an hour."""
+    if plot_path is None:
+        return
+    from ..plots import check_plot_path
+
+    try:
+        check_plot_path(plot_path)
+    except NbtextError as error:
+        raise click.BadParameter(str(error), param_hint="--plot") from None
+
+
+def _learning_curve(data: tuple[str, ...], k: int, seed: int, fmt: str, plot_path: str | None,
+                    options: dict[str, Any]) -> None:
+    _check_plot(plot_path)
+    documents, analyzer, settings, _ = _training_data(data, k, options)
+    with render.progress(k * len(CURVE_SHARES), "learning curve", unit="models") as advance:
+        points = learning_curve(documents, k=k, seed=seed, analyzer=analyzer, settings=settings, progress=advance)
+    if plot_path is not None:  # before the table: `| head -1` closes stdout, and the picture is not lost
+        from ..plots import plot_learning_curve
+
+        plot_learning_curve(points, plot_path)
+        click.echo(f"plot -> {plot_path}", err=True)
+    render.learning_curve(points, fmt, k=k, seed=seed)
+
+
+def _training_data(data: tuple[str, ...], k: int, options: dict[str, Any]) -> tuple[list, Any, dict[str, Any], Any]:
+    """The documents of DATA read as train reads them, the analyzer, the training settings
+    (weighting and columns in them), and the corpus."""
     numeric, categorical = options.pop("numeric_columns"), options.pop("categorical_columns")
     analyzer, weighting, settings = training_setup(options)
     each_once(data, "its documents would be read twice")
@@ -168,15 +198,24 @@ def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options:
         documents = read_all(corpus.read(progress=advance))
     print_read_report(corpus.report, options["verbose"], corpus.encoding)
     print_classes(corpus.report, k)
-    as_filter = None
     if numeric or categorical:
         settings.update(numeric_columns=",".join(numeric), categorical_columns=",".join(categorical))
-    elif makes_a_filter(corpus.is_mail, labels_of(documents)):  # train makes such mail a filter
+    return documents, analyzer, {**settings, **weighting}, corpus
+
+
+def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
+    given = given_options(click.get_current_context())
+    documents, analyzer, settings, corpus = _training_data(data, k, options)
+    as_filter = None
+    # train makes mail with a spam class a filter
+    if "numeric_columns" not in settings and makes_a_filter(corpus.is_mail, labels_of(documents)):
         click.echo("mail with a spam class: each fold is a filter, trained as nbtext train trains one (a filter's "
                    "defaults, and its calibration)", err=True)
-        analyzer, as_filter = filter_options(analyzer, weighting, settings, given_options(click.get_current_context()))
+        weighting = {key: settings.pop(key) for key in ("tf", "doc_norm")}
+        analyzer, as_filter = filter_options(analyzer, weighting, settings, given)
+        settings.update(weighting)
     with render.progress(k, "cross-validating", unit="folds") as advance:
-        trial = cross_validate(documents, k=k, seed=seed, analyzer=analyzer, settings={**settings, **weighting},
+        trial = cross_validate(documents, k=k, seed=seed, analyzer=analyzer, settings=settings,
                                filter_options=as_filter, progress=advance)
     # The read report took each document's digest as it was read, in order.
     render.cv_report({**trial.summary(), **trial.on_copies(corpus.report.texts)}, fmt, k=k, seed=seed)

@@ -9,7 +9,7 @@ import click
 
 from .. import render
 from ..cluster import connect, train_on_cluster
-from ..errors import DataError
+from ..errors import DataError, NbtextError
 from ..inputs import corpus_for, training_corpus
 from ..model import Model
 from ..modelfile import unsafe_output
@@ -27,6 +27,7 @@ from .flags import flag_of
 from .options import (ANALYZER_OPTIONS, FiniteRange, OutputPath, analyzer_options, columns_of, document_frequency,
                       format_option, given_options, input_options, jobs_option, nb_options, spam_options, top_option,
                       value_column_options)
+from .options import PlotPath
 from .setup import filter_options, training_setup
 
 
@@ -246,15 +247,19 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 @click.option("--grid", metavar="JSON|FILE",
               help='Settings to search, as JSON or a JSON file: {"alpha": [0.1, 1], "variant": ["complement"]}. '
                    "Keys: variant, alpha, analyzer, ngram_range, char_ngrams, tokens, tf, doc_norm, idf, norm, "
-                   "min_df, max_df, fit_prior, columns (as train's options: true or false for a flag, [1, 2] for a range; "
-                   'columns: lists of --numeric-columns and --categorical-columns to try, [["size"], []]).')
+                   "min_df, max_df, fit_prior, columns (as train's options: true or false for a flag, [1, 2] for a "
+                   'range; columns: lists of --numeric-columns and --categorical-columns to try, [["size"], []]).')
 @click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
 @top_option(10, "Leaderboard rows shown.")
 @format_option("table", "tsv", "json", piped="tsv")
+@click.option("--plot", "plot_path", type=PlotPath(), metavar="FILE",
+              help="Also draw the search to FILE (.svg, .png or .pdf): for each setting the grid varies, every "
+                   "setting's score by its value, the best at each value joined. Needs nbtext[plot].")
 @input_options
 @value_column_options[0]
 @value_column_options[1]
-def tune(data, output, cv, seed, grid, metric, top, fmt, numeric_columns, categorical_columns, **options) -> None:
+def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_columns, categorical_columns,
+         **options) -> None:
     """Search settings by cross-validation, show a leaderboard, save the best model.
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
@@ -283,6 +288,13 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, numeric_columns, catego
         candidates = expand(_grid(grid), numeric_columns, categorical_columns)
     except DataError as error:
         raise click.BadParameter(error.spoken(flag_of), param_hint="--grid") from None
+    if plot_path is not None:  # before the reading: a missing matplotlib is known now
+        from ..plots import check_plot_path
+
+        try:
+            check_plot_path(plot_path)
+        except NbtextError as error:
+            raise click.BadParameter(str(error), param_hint="--plot") from None
     not_over_the_data(output, data)
     each_once(data, "its documents would be read twice")
     columns = columns_of(options["text_column"], options["label_column"], options["id_column"],
@@ -301,6 +313,11 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, numeric_columns, catego
                               summary=corpus.summary, progress=advance)
     trials, model = tuned.trials, tuned.model
     model.save(output)  # before anything is printed: `| head -1` closes stdout, and the search is not lost
+    if plot_path is not None:
+        from ..plots import plot_search
+
+        plot_search(trials, plot_path, metric)
+        click.echo(f"plot -> {plot_path}", err=True)
     render.leaderboard(trials[:top], metric, fmt, total=len(trials))
     termless = [trial for trial in trials if trial.termless_folds]
     if termless:
