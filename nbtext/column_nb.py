@@ -131,22 +131,13 @@ class GaussianNB(ColumnNB):
         self.all_m2_ = np.zeros(n_features)
 
     def _add(self, X: np.ndarray, index: np.ndarray, weights: np.ndarray) -> None:
-        present = ~np.isnan(X)
-        values = np.where(present, X, 0.0)
+        (total, mean, m2), every = moments(X, index, len(self.classes_), weights)
         for c in np.unique(index):
-            rows = index == c
-            w = weights[rows][:, None] * present[rows]
-            total = w.sum(axis=0)
-            mean = np.divide((w * values[rows]).sum(axis=0), total, out=np.zeros_like(total), where=total > 0)
-            m2 = (w * (values[rows] - mean) ** 2).sum(axis=0)
-            self.class_count_[c] += weights[rows].sum()
+            self.class_count_[c] += weights[index == c].sum()
             self.feature_weight_[c], self.theta_[c], self.m2_[c] = merged_moments(
-                self.feature_weight_[c], self.theta_[c], self.m2_[c], total, mean, m2)
-        count = present.sum(axis=0).astype(np.float64)
-        mean = np.divide(values.sum(axis=0), count, out=np.zeros_like(count), where=count > 0)
-        m2 = (present * (values - mean) ** 2).sum(axis=0)
+                self.feature_weight_[c], self.theta_[c], self.m2_[c], total[c], mean[c], m2[c])
         self.all_count_, self.all_mean_, self.all_m2_ = merged_moments(
-            self.all_count_, self.all_mean_, self.all_m2_, count, mean, m2)
+            self.all_count_, self.all_mean_, self.all_m2_, *every)
 
     def _merge(self, other: GaussianNB) -> None:
         self.class_count_ = self.class_count_ + other.class_count_
@@ -353,6 +344,32 @@ class CategoricalNB(ColumnNB):
             scores[seen] = log_prob[:, codes[seen]].T
             jll[present] += scores
         return jll
+
+
+def moments(X: np.ndarray, index: np.ndarray, n_classes: int, weights: np.ndarray
+            ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """Of the values of ``X`` present (not NaN), per class (rows of class ``index``, weighted) and
+    over all rows (unweighted): the weight, the mean and the sum of squared deviations of each
+    feature, what ``merged_moments`` adds up.
+
+    >>> (weight, mean, m2), every = moments(np.array([[1.0], [3.0], [np.nan]]), np.array([0, 0, 1]), 2, np.ones(3))
+    >>> weight.tolist(), mean.tolist(), m2.tolist(), [part.tolist() for part in every]
+    ([[2.0], [0.0]], [[2.0], [0.0]], [[2.0], [0.0]], [[2.0], [2.0], [2.0]])
+    """
+    present = ~np.isnan(X)
+    values = np.where(present, X, 0.0)
+    shape = (n_classes, X.shape[1])
+    weight, mean, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    for c in np.unique(index):
+        rows = index == c
+        w = weights[rows][:, None] * present[rows]
+        weight[c] = w.sum(axis=0)
+        mean[c] = np.divide((w * values[rows]).sum(axis=0), weight[c], out=np.zeros(X.shape[1]), where=weight[c] > 0)
+        m2[c] = (w * (values[rows] - mean[c]) ** 2).sum(axis=0)
+    count = present.sum(axis=0).astype(np.float64)
+    all_mean = np.divide(values.sum(axis=0), count, out=np.zeros_like(count), where=count > 0)
+    all_m2 = (present * (values - all_mean) ** 2).sum(axis=0)
+    return (weight, mean, m2), (count, all_mean, all_m2)
 
 
 def merged_moments(n_a: np.ndarray, mean_a: np.ndarray, m2_a: np.ndarray,

@@ -288,10 +288,15 @@ class Model:
         """The text core's ``log_proba`` joined with columns' log-likelihoods (documents x
         classes, no prior: ``tabular.ColumnScorer.joint``), normalised: ``_with_columns``, for
         columns scored apart (a search scores each fold's once for all its settings)."""
-        jll = log_proba + column_jll
-        if self.settings["variant"] == "complement" and len(self.classes) > 1:
-            jll += self.core.class_log_prior_
+        jll = log_proba + column_jll + self._prior_with_columns()
         return jll - logsumexp(jll)[:, None]
+
+    def _prior_with_columns(self) -> np.ndarray | float:
+        """What joining columns adds to the text core's scores: Complement NB's hold no prior,
+        so the model's, once; the other cores' hold it already."""
+        if self.settings["variant"] == "complement" and len(self.classes) > 1:
+            return self.core.class_log_prior_
+        return 0.0
 
     @functools.cached_property
     def _column_scorer(self) -> ColumnScorer:
@@ -422,8 +427,8 @@ class Model:
             raise ModelError(f"{self.source or 'the model'} hashes its features into buckets (`hash_features`): it "
                              "keeps no words to export. Train without `hash_features` to export it.")
         weights, bias = self.core.linear_form()
-        if self.columns is not None and self.settings["variant"] == "complement" and len(self.classes) > 1:
-            bias = bias + self.core.class_log_prior_  # the one prior a model with columns adds
+        if self.columns is not None:
+            bias = bias + self._prior_with_columns()
         presence = self.settings["variant"] == "bernoulli"
         spam = self.settings["spam"]
         form: dict[str, Any] = {

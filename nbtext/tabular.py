@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .checks import array_of, checked
-from .column_nb import CategoricalNB, GaussianNB, merged_moments
+from .column_nb import CategoricalNB, GaussianNB, merged_moments, moments
 from .errors import DataError
 from .readers.tables import check_names
 
@@ -83,21 +83,9 @@ class ColumnSums:
         index = np.searchsorted(np.array(classes, dtype=object), np.array(labels, dtype=object)) if labels else \
             np.zeros(0, dtype=np.int64)
         X = numbers(rows, numeric)
-        present = ~np.isnan(X)
-        values = np.where(present, X, 0.0)
-        shape = (len(classes), len(numeric))
-        weight, mean, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        for c in range(len(classes)):
-            mine = present[index == c]
-            weight[c] = mine.sum(axis=0)
-            mean[c] = np.divide(values[index == c].sum(axis=0), weight[c], out=np.zeros(len(numeric)),
-                                where=weight[c] > 0)
-            m2[c] = (mine * (values[index == c] - mean[c]) ** 2).sum(axis=0)
-        all_count = present.sum(axis=0).astype(np.float64)
-        all_mean = np.divide(values.sum(axis=0), all_count, out=np.zeros(len(numeric)), where=all_count > 0)
-        all_m2 = (present * (values - all_mean) ** 2).sum(axis=0)
+        (weight, mean, m2), (all_count, all_mean, all_m2) = moments(X, index, len(classes), np.ones(len(rows)))
         categories, counts = [], []
-        missing = list((~present).sum(axis=0))
+        missing = list(np.isnan(X).sum(axis=0))
         for name in categorical:
             cells = [None if row is None else category(row.get(name)) for row in rows]
             seen = sorted({cell for cell in cells if cell is not None})
