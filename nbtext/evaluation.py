@@ -110,7 +110,7 @@ def evaluate_model(model: Model, documents: Iterable[Document], read_report: Rea
     wrongly: list[WrongAnswer] = []
     stream = iter(documents)
     while batch := list(itertools.islice(stream, BATCH)):
-        values = None if model.columns is None else [doc.values for doc in batch]
+        values = model.values_of(batch)
         blocks.append(model.predict_log_proba([doc.text for doc in batch], values))
         read_report.no_known_word += without_known_words(batch, model.scored_as_empty(blocks[-1]))
         if values is not None:
@@ -153,7 +153,7 @@ def wrongly_labelled(model: Model, batch: Sequence[Document], log_proba: np.ndar
     if explain and known:
         explained = model.explain([batch[i].text for i in known], explain, log_proba=log_proba[known],
                                   against=[labels[i] for i in known],
-                                  values=None if model.columns is None else [batch[i].values for i in known])
+                                  values=model.values_of([batch[i] for i in known]))
         why = dict(zip(known, explained))
     answers = []
     for i in wrong:
@@ -228,7 +228,7 @@ def learning_curve(documents: Sequence[Document], *, k: int, seed: int, analyzer
             chosen = sorted(i for members in by_class.values()
                             for i in members[:max(1, int(round(share * len(members))))])
             model = train_setting([documents[i] for i in chosen], settings, base_analyzer=analyzer)
-            values = None if model.columns is None else [doc.values for doc in test]
+            values = model.values_of(test)
             scores[share].append(evaluate(labels_of(test), model.predict_log_proba([doc.text for doc in test], values),
                                           model.classes))
             sizes[share].append(len(chosen))

@@ -292,8 +292,7 @@ class Model:
         return jll - logsumexp(jll)[:, None]
 
     def _prior_with_columns(self) -> np.ndarray | float:
-        """What joining columns adds to the text core's scores: Complement NB's hold no prior,
-        so the model's, once; the other cores' hold it already."""
+        """The prior joining columns adds: Complement NB's text scores hold none, the others' do."""
         if self.settings["variant"] == "complement" and len(self.classes) > 1:
             return self.core.class_log_prior_
         return 0.0
@@ -305,9 +304,12 @@ class Model:
         assert self.columns is not None
         return ColumnScorer(self.columns)
 
+    def values_of(self, documents: Sequence[Any]) -> list[Values | None] | None:
+        """The ``values`` of ``documents`` to score them by; None for a model without columns."""
+        return None if self.columns is None else [doc.values for doc in documents]
+
     def unseen_values(self, values: Sequence[Values | None]) -> Counter[str]:
-        """How many of ``values``' categories each categorical column never had in training
-        (what the read report counts)."""
+        """How many of ``values``' categories each categorical column never had in training."""
         return Counter() if self.columns is None else self._column_scorer.unseen(values)
 
     def _calibrated(self, log_proba: np.ndarray) -> np.ndarray:

@@ -57,7 +57,7 @@ def scored(model: Model, batch: list[Document] | MailBatch, *, k: int = 1, expla
     if not documents:
         return Scored([], np.zeros((0, len(model.classes))), np.zeros((0, k), dtype=np.int64), None, seen)
     texts = [doc.text for doc in documents]
-    values = None if model.columns is None else [doc.values for doc in documents]
+    values = model.values_of(documents)
     log_proba = model.predict_log_proba(texts, values)
     best = np.argsort(-log_proba, axis=1, kind="stable")[:, :k]
     why = model.explain(texts, explain, log_proba=log_proba, values=values) if explain else None

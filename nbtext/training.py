@@ -213,11 +213,6 @@ def held_documents(documents: Iterable[Document], jobs: int | None = None) -> tu
     return read_all(documents, jobs), summary
 
 
-def values_of(model: Model, documents: Sequence[Document]) -> list[Any] | None:
-    """The documents' values, for a model with columns to score them by; None for others."""
-    return None if model.columns is None else [doc.values for doc in documents]
-
-
 def digests_of(documents: Iterable[Document]) -> np.ndarray:
     """``Model.texts`` of a model trained on ``documents`` (held in memory): their texts' digests."""
     return trained_texts([document_digest(doc) for doc in documents])
@@ -258,7 +253,7 @@ def train_held_out(documents: Iterable[Document], *, fraction: float, seed: int 
     test = [doc for doc, out in zip(documents, mask) if out]
     model = train(kept, analyzer=analyzer, settings=settings, summary=summary, tf=tf, doc_norm=doc_norm,
                   numeric_columns=numeric, categorical_columns=categorical)
-    y_true, log_proba = labels_of(test), model.predict_log_proba([doc.text for doc in test], values_of(model, test))
+    y_true, log_proba = labels_of(test), model.predict_log_proba([doc.text for doc in test], model.values_of(test))
     report = evaluate(y_true, log_proba, model.classes)
     # A held-out document with a copy among the kept ones scores as one the model learnt by heart.
     digests = np.array([document_digest(doc) for doc in test], dtype=np.uint64)
