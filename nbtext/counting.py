@@ -280,17 +280,20 @@ class FrozenCounts:
         n_docs = self.class_docs.sum()
         return np.log((1.0 + n_docs) / (1.0 + self.documents_per_term())) + 1.0
 
-    def merge(self, other: FrozenCounts) -> FrozenCounts:
-        """Counts of both runs together, as if all their documents had been counted at once."""
-        if (self.tf, self.doc_norm) != (other.tf, other.doc_norm):
-            raise DataError(
-                f"cannot add counts weighted differently: tf={self.tf}, doc_norm={self.doc_norm} "
-                f"vs tf={other.tf}, doc_norm={other.doc_norm}"
-            )
-        terms, term_maps = sorted_union(self.terms, other.terms)
-        classes, class_maps = sorted_union(self.classes, other.classes)
+    def merge(self, *others: FrozenCounts) -> FrozenCounts:
+        """Counts of these runs together, as if all their documents had been counted at once
+        (in one pass over all of them, however many)."""
+        for other in others:
+            if (self.tf, self.doc_norm) != (other.tf, other.doc_norm):
+                raise DataError(
+                    f"cannot add counts weighted differently: tf={self.tf}, doc_norm={self.doc_norm} "
+                    f"vs tf={other.tf}, doc_norm={other.doc_norm}"
+                )
+        every = (self, *others)
+        terms, term_maps = sorted_union(*(part.terms for part in every))
+        classes, class_maps = sorted_union(*(part.classes for part in every))
         parts, class_docs = [], np.zeros(len(classes))
-        for part, term_map, class_map in zip((self, other), term_maps, class_maps):
+        for part, term_map, class_map in zip(every, term_maps, class_maps):
             parts.append((term_map[part.term_index], class_map[part.class_index], part.values))
             np.add.at(class_docs, class_map, part.class_docs)
         return _combine(terms, classes, parts, class_docs, None, self.tf, self.doc_norm)

@@ -119,13 +119,21 @@ def train(
     documents, read_whole, read_from = _reading(documents)
     values = ValueSums(*names)
     counts = count_all(values.taken_from(documents), analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
-    texts = read_whole()
+    return assembled(counts, values.sums, analyzer=analyzer, settings=settings,
+                     summary={**read_from, **(summary or {})}, names=names, texts=read_whole())
+
+
+def assembled(counts: FrozenCounts, columns: ColumnSums | None, *, analyzer: Analyzer,
+              settings: dict[str, Any] | None, summary: dict[str, Any], names: tuple[Sequence[str], Sequence[str]],
+              texts: np.ndarray) -> Model:
+    """The model of counted documents: their counts, the sums of their ``names`` columns
+    (numeric, categorical), what the model records of where they came from, and their texts'
+    digests; a DataError where they are fewer than two classes."""
     if not counts.classes:
         raise DataError("no documents to train on")
     if len(counts.classes) < 2:
         raise DataError(f"only one class ({counts.classes[0]!r}) in the training data; need at least two")
-    model = finished(Model(analyzer, counts, settings, _used_columns({**read_from, **(summary or {})}, *names),
-                           columns=values.sums))
+    model = finished(Model(analyzer, counts, settings, _used_columns(summary, *names), columns=columns))
     model.texts = texts
     return model
 

@@ -3,6 +3,8 @@ started with the `dask` command, as a user would start them on their machines.""
 
 from __future__ import annotations
 
+import csv
+import json
 import mailbox
 import os
 import signal
@@ -12,6 +14,7 @@ import sys
 import time
 
 import joblib
+import numpy as np
 import pytest
 
 from nbtext.errors import DataError
@@ -145,11 +148,103 @@ def test_an_address_that_is_no_scheduler_address_is_one_line(tmp_path, tickets_m
                                       "tcp://HOST:8786, or local[:N]\n")
 
 
-def test_line_files_are_refused_with_a_reason(cluster, tmp_path):
-    data = tmp_path / "docs.tsv"
-    data.write_text("a\tone\nb\ttwo\n")
-    result = run(["train", data, "-o", tmp_path / "m", "--dask", cluster.address], expect=1)
-    assert "--dask reads folder-per-class data" in result.stderr
+def test_a_tsv_and_a_jsonl_corpus_train_and_predict_on_the_cluster_as_locally(cluster, sms, tmp_path):
+    """Line files are read by the workers in byte ranges: the model file is the local one's,
+    and the rows of a table or JSONL file come back predicted in input order."""
+    train_lines = (sms / "train.tsv").read_bytes().decode("utf-8", "replace").splitlines()
+    test_lines = (sms / "test.tsv").read_bytes().decode("utf-8", "replace").splitlines()
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(dict(zip(("label", "text"), line.split("\t", 1)))) + "\n"
+                                                  for line in train_lines))
+    (tmp_path / "test.jsonl").write_text("".join(json.dumps({"text": line.split("\t", 1)[1]}) + "\n"
+                                                 for line in test_lines))
+    (tmp_path / "test.tsv").write_text("label\ttext\n" + "\n".join(test_lines) + "\n")
+    for data, test in ((sms / "train.tsv", tmp_path / "test.tsv"), (tmp_path / "train.jsonl", tmp_path / "test.jsonl")):
+        local, remote = tmp_path / f"{data.name}.local", tmp_path / f"{data.name}.cluster"
+        run(["train", data, "-o", local])
+        result = run(["train", data, "-o", remote, "--dask", cluster.address])
+        assert result.stderr.startswith("read 1,672 documents\n")
+        assert local.read_bytes() == remote.read_bytes()
+        here = run(["predict", local, test, "--text-column", "text", "--proba"]).stdout.splitlines()
+        there = run(["predict", remote, test, "--text-column", "text", "--proba", "--dask", cluster.address])
+        assert len(here) == 3902 and there.stdout.splitlines() == here
+
+
+def test_a_table_in_many_parts_with_a_numeric_column_trains_as_locally(cluster, sms, tmp_path):
+    """A CSV whose quoted texts hold line breaks, cut in 40 parts: the counts equal local
+    training's bit for bit; the Gaussian sums of its numeric column, added up in another order,
+    to rounding."""
+    from nbtext.cluster import train_on_cluster
+    from nbtext.readers.tables import Columns
+    from nbtext.training import train
+
+    rows = [line.split("\t", 1) for line in (sms / "train.tsv").read_bytes().decode("utf-8", "replace").splitlines()]
+    with open(tmp_path / "sms.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["label", "text", "length"])
+        writer.writerows([label, text.replace(". ", ".\n"), len(text)] for label, text in rows)
+    columns = Columns(numeric=("length",))
+    size = (tmp_path / "sms.csv").stat().st_size
+    with distributed.Client(cluster.address) as client:
+        model = train_on_cluster(client, LabelledCorpus([str(tmp_path / "sms.csv")], columns=columns),
+                                 analyzer=DEFAULT_ANALYZER, tf=DEFAULT_TF, doc_norm=DEFAULT_DOC_NORM,
+                                 block_bytes=size // 40)
+    local = train(LabelledCorpus([str(tmp_path / "sms.csv")], columns=columns))
+    assert model.counts.class_docs.tolist() == [1435, 237] == local.counts.class_docs.tolist()
+    assert_same_counts(model.counts.to_dict(), local.counts.to_dict())
+    assert model.summary == local.summary and model.texts.tobytes() == local.texts.tobytes()
+    np.testing.assert_allclose(model.columns.mean, local.columns.mean, rtol=1e-12)
+    np.testing.assert_allclose(model.columns.m2, local.columns.m2, rtol=1e-9)
+
+
+def test_a_table_with_columns_trains_predicts_and_explains_on_the_cluster(cluster, tmp_path):
+    """The wine table, numbers without text, through the command line: the model file is the
+    local one's, and the answers with each column's weight are the local ones."""
+    from sklearn.datasets import load_wine
+
+    wine = load_wine()
+    names = [name.replace("/", "_") for name in wine.feature_names]
+    with open(tmp_path / "wine.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["label", *names])
+        writer.writerows([f"cultivar{target}", *map(repr, row.tolist())] for row, target in zip(wine.data, wine.target))
+    options = ["--numeric-columns", ",".join(names)]
+    run(["train", tmp_path / "wine.csv", *options, "-o", tmp_path / "local.joblib"])
+    run(["train", tmp_path / "wine.csv", *options, "-o", tmp_path / "cluster.joblib", "--dask", cluster.address])
+    assert (tmp_path / "local.joblib").read_bytes() == (tmp_path / "cluster.joblib").read_bytes()
+    args = ["predict", tmp_path / "local.joblib", tmp_path / "wine.csv", "--explain", "2"]
+    here = run(args).stdout
+    assert run([*args, "--dask", cluster.address]).stdout == here and len(here.splitlines()) == 178
+    assert "alcohol" in here
+
+
+def test_a_worker_killed_while_merging_loses_and_doubles_nothing(tmp_path):
+    """The first worker to start adding parts' counts up dies there and then: Dask runs the
+    merge again elsewhere, and the counts of the parts the dead worker held again, once."""
+    from nbtext.cluster import train_on_cluster
+    from nbtext.training import train
+
+    marker = str(tmp_path / "died")
+
+    class DieOnFirstMerge(distributed.WorkerPlugin):
+        def transition(self, key, start, finish, **kwargs):
+            name = key[0] if isinstance(key, tuple) else key
+            if finish == "executing" and str(name).startswith("merged-aggregate") and not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(1)
+
+    own = Cluster(workers=2)
+    try:
+        data = corpus_path("spamassassin-2003")
+        with distributed.Client(own.address) as client:
+            client.register_plugin(DieOnFirstMerge())
+            model = train_on_cluster(client, LabelledCorpus([str(data)]), analyzer=DEFAULT_ANALYZER, tf=DEFAULT_TF,
+                                     doc_norm=DEFAULT_DOC_NORM, shard_bytes=256 * 1024)
+        assert os.path.exists(marker)
+        local = train(LabelledCorpus([str(data)]))
+        assert model.counts.class_docs.tolist() == [2500, 500]
+        assert_same_counts(model.counts.to_dict(), local.counts.to_dict())
+    finally:
+        own.stop()
 
 
 def test_mbox_files_are_read_message_by_message_as_mail(cluster, tmp_path):

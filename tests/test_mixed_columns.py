@@ -210,7 +210,7 @@ def test_jsonl_fields_of_numbers_and_categories(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--numeric-columns", "label"], "column 'label' is the label column"),
     (["--numeric-columns", "a", "--categorical-columns", "a"], "column 'a' is named twice"),
-    (["--numeric-columns", "a", "--calibrate"], "not yet with --dask, --calibrate or --spam-label"),
+    (["--numeric-columns", "a", "--calibrate"], "not yet with --calibrate or --spam-label"),
     (["--numeric-columns", "a,,b"], "has an empty name"),
 ])
 def test_columns_that_cannot_be_read_are_usage_errors(args, message, tmp_path):

@@ -47,8 +47,8 @@ from .options import (column_options, columns_of, cutoff_options, encoding_optio
 @column_options(labelled=False)[0]
 @column_options(labelled=False)[1]
 @click.option("--dask", "dask_address", metavar="ADDRESS",
-              help="Score files and folders on a Dask cluster (tcp://HOST:8786, or local[:N]); the workers "
-                   "must see the paths. Needs nbtext[dask].")
+              help="Score files, folders and table rows on a Dask cluster (tcp://HOST:8786, or local[:N]); "
+                   "the workers must see the paths, or read them as URLs (s3://...). Needs nbtext[dask].")
 @jobs_option(1, "Score in N processes, for batch jobs: answers still come in input order, but in blocks of "
                 "about 1,000 documents, so a line that trickles in on stdin waits for its block. 1 by default, "
                 "unlike train, so that each answer comes as soon as its document is read; with 1, a large batch "
@@ -91,12 +91,10 @@ def predict(model_path, paths, proba, top, explain, fmt, encoding, max_document_
         # Here, not at the top: the cluster module brings training's, 15 ms of every predict's start-up.
         from ..cluster import connect, predict_on_cluster
 
-        if columns is not None:
-            raise click.UsageError("--dask scores document files and folders, not table columns")
         with connect(dask_address) as client:
             answers = predict_on_cluster(client, model, paths, report, mail=input_format in MAIL_FORMATS,
                                          encoding=encoding, format_batch=functools.partial(answer, from_stdin=False),
-                                         limit=max_document_size)
+                                         limit=max_document_size, columns=columns, input_format=input_format)
             _write_answers(answers, "documents", report)
     else:
         if "-" in (paths or ["-"]) and sys.stdin is not None and sys.stdin.isatty():  # not left waiting unsaid

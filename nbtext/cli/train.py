@@ -42,8 +42,8 @@ from .setup import filter_options, training_setup
               help="Seed of --test-split, and of the folds of --calibrate and of spam filters.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Count on a Dask cluster: tcp://HOST:8786 (a running scheduler) or local[:N] (N worker "
-                   "processes here). Workers read DATA themselves: it must be on a filesystem they all see. "
-                   "Folder-per-class data only; needs nbtext[dask].")
+                   "processes here). Workers read DATA themselves: it must be on a filesystem they all see, or "
+                   "a URL (s3://...). Folders of class folders, line files and tables; needs nbtext[dask].")
 @click.option("--calibrate", is_flag=True,
               help="Fit a temperature on 5-fold out-of-fold predictions so that the probabilities can be "
                    "thresholded (of documents given 0.8, about 8 in 10 are right); predictions do not change. "
@@ -125,9 +125,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                "max_document_bytes": options["max_document_size"],
                "columns": columns_of(options["text_column"], options["label_column"], options["id_column"],
                                      options["skip_unlabelled"], numeric_columns, categorical_columns)}
-    if (numeric_columns or categorical_columns) and (dask_address is not None or calibrate or "spam_label" in given):
-        raise click.UsageError("numeric and categorical columns are learnt by plain training, --test-split and "
-                               "--update; not yet with --dask, --calibrate or --spam-label")
+    if (numeric_columns or categorical_columns) and (calibrate or "spam_label" in given):
+        raise click.UsageError("numeric and categorical columns are learnt by plain training, --test-split, "
+                               "--update and --dask; not yet with --calibrate or --spam-label")
     if base is None:
         corpus, analyzer = training_corpus(data, analyzer, headers=options["headers"], **reading)
     else:  # the model's analyzer, headers and all, and the format and columns it was trained on

@@ -20,7 +20,7 @@ from .filekinds import (
     not_text,
     stream_not_text,
 )
-from .files import is_pipe, not_found, standard_input
+from .files import file_size, is_pipe, is_url, not_found, open_binary, standard_input
 from .folders import NO_DOCUMENTS, Entry, list_folder, read_files
 from .layout import (
     COLUMN_SUFFIXES,
@@ -231,6 +231,8 @@ class LabelledCorpus:
                 raise DataError(f"`input_format` {input_format} reads {reads} by name, not stdin: stdin takes "
                                 f"one labelled document a line ({', '.join(LINE_FORMATS)})")
             return [(input_format, [], None)]
+        if is_url(path):
+            return [self._plan_url(path, input_format)]
         if not os.path.exists(path):
             raise not_found(path)
         fmt = input_format or (folder_format(path) if os.path.isdir(path) else SUFFIXES.get(suffix(path)))
@@ -267,6 +269,17 @@ class LabelledCorpus:
             raise DataError(f"{path}: an mbox, whose messages have no class; give a folder of one folder per "
                             f"class (DATA/spam/spam.mbox, DATA/ham/inbox.mbox)")
         return [(fmt, [], os.path.getsize(path))]
+
+    def _plan_url(self, path: str, input_format: str | None) -> tuple[str | None, list, int]:
+        """How to read a URL: as the line file or table it names."""
+        fmt = input_format or SUFFIXES.get(suffix(path))
+        if fmt not in (None, *LINE_FORMATS, "csv"):
+            raise DataError(f"{path}: a URL is read as a line file or table (tsv, csv, jsonl, fasttext), not as "
+                            f"`input_format` {fmt}; folders of class folders are read from a file system")
+        if self.columns is not None and fmt not in ("csv", "tsv", "jsonl"):
+            raise not_a_table(path, _LABELLED_COLUMN_OPTIONS, kind=f"read as {fmt}" if fmt else "none of them",
+                              formats=f"{', '.join(COLUMN_SUFFIXES)}, or `input_format` csv, tsv or jsonl")
+        return fmt, [], file_size(path)
 
     def _classes_without_maildir(self, root: str, boxes: list[tuple[str, str]],
                                  input_format: str | None) -> list[tuple[str, list, int]]:
@@ -309,7 +322,7 @@ class LabelledCorpus:
             if given.values:  # a model without them keeps the layout of the files that were written before
                 columns.update(numeric=list(given.numeric), categorical=list(given.categorical),
                               text_optional=given.text_optional)
-        return {"inputs": [path if path == "-" else os.path.abspath(path) for path in self.paths],
+        return {"inputs": [path if path == "-" or is_url(path) else os.path.abspath(path) for path in self.paths],
                 "input_format": read_as, "columns": columns}
 
     def check_all_read(self) -> None:
@@ -396,7 +409,7 @@ class LabelledCorpus:
             stdin = with_lf_lines(self._stdin or standard_input())
             yield from self._read_lines(stdin, "<stdin>", fmt, progress)
         else:
-            with open(path, "rb", buffering=CR_HEAD) as handle:
+            with open_binary(path, buffering=CR_HEAD) as handle:
                 yield from self._read_lines(with_lf_lines(handle), path, fmt, progress)
 
     def _read_lines(self, stream: BinaryIO, source: str, fmt: str | None, progress) -> Iterator[Document]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import DataError
 from .decoding import WIDE_HEAD
@@ -32,6 +32,55 @@ def not_found(path: str) -> DataError:
     if os.path.islink(path):
         return DataError(f"{path}: a link to nothing that can be read (its target is missing, or it loops)")
     return DataError(f"{path}: no such file or folder")
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` names a file through a protocol (``s3://bucket/key``, ``file:///data``)
+    rather than on this machine's file system.
+
+    >>> is_url("s3://corpora/news.tsv"), is_url("news.tsv"), is_url("C:/news.tsv")
+    (True, False, False)
+    """
+    scheme, sep, _ = path.partition("://")
+    return bool(sep) and len(scheme) > 1 and scheme.replace("+", "").replace("-", "").isalnum()
+
+
+def url_file_system(url: str) -> tuple[Any, str]:
+    """The fsspec file system that reads ``url``, and the path within it; a DataError naming
+    the package to install where fsspec, or the protocol's own package, is missing."""
+    try:
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise DataError(f"{url}: reading URLs needs fsspec: pip install 'nbtext[cloud]'") from None
+    try:
+        return url_to_fs(url)
+    except ImportError as error:  # fsspec names the package: "Install s3fs to access S3"
+        raise DataError(f"{url}: {error}") from None
+    except ValueError as error:  # "Protocol not known: foo"
+        raise DataError(f"{url}: {error}") from None
+
+
+def open_binary(path: str, buffering: int = -1) -> BinaryIO:
+    """``path`` opened for reading bytes: a file here, or one a URL names (``url_file_system``).
+    A URL's file that is not there is a DataError, as ``not_found`` says of a path."""
+    if not is_url(path):
+        return open(path, "rb", buffering=buffering)
+    fs, inner = url_file_system(path)
+    try:
+        return fs.open(inner, "rb")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+
+
+def file_size(path: str) -> int:
+    """The bytes of the file ``path`` names, here or at a URL."""
+    if not is_url(path):
+        return os.path.getsize(path)
+    fs, inner = url_file_system(path)
+    try:
+        return int(fs.size(inner))
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
 
 
 def is_pipe(path: str) -> bool:

@@ -75,11 +75,12 @@ def bounded_lines(stream: BinaryIO, limit: int | None, head: bytes = b"") -> Ite
 
 
 def numbered_lines(lines: Iterable[bytes | TooLong], source: str, report: ReadReport,
-                   progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, str, bytes]]:
+                   progress: Callable[[int], None] | None = None,
+                   first_line: int = 1) -> Iterator[tuple[int, str, bytes]]:
     """(number, ``SOURCE:NUMBER``, line) for each line of ``lines`` (``bounded_lines``), numbered
-    from 1; one too long is skipped and counted in ``report`` by its number. ``progress`` is told
-    each line's bytes."""
-    for number, raw in enumerate(lines, 1):
+    from ``first_line`` (a part of a file read apart starts further on); one too long is skipped
+    and counted in ``report`` by its number. ``progress`` is told each line's bytes."""
+    for number, raw in enumerate(lines, first_line):
         where = f"{source}:{number}"
         if progress is not None:
             progress(raw.size if isinstance(raw, TooLong) else len(raw))
@@ -97,14 +98,16 @@ def read_labelled_lines(
     *,
     encoding: str,
     progress: Callable[[int], None] | None = None,
+    first_line: int = 1,
 ) -> Iterator[Document]:
-    """One labelled Document per non-blank line of ``lines`` in format ``fmt``.
+    """One labelled Document per non-blank line of ``lines`` in format ``fmt``, numbered from
+    ``first_line``.
 
     Blank lines, and lines longer than the cap on one document, are skipped and counted; a
     line that does not fit the format is a DataError naming the file and line.
     """
     parse = _PARSERS[fmt]
-    for number, where, raw in numbered_lines(lines, source, report, progress):
+    for number, where, raw in numbered_lines(lines, source, report, progress, first_line):
         raw = raw.rstrip(b"\r\n")
         if not raw.strip():
             report.skip("blank line", where)

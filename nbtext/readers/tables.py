@@ -13,13 +13,14 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
+import io
 import math
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..errors import DataError, OptionsError
 from ..phrasing import size_text
@@ -35,7 +36,7 @@ from .decoding import (
 )
 from .document import Document
 from .filekinds import check_not_compressed, file_not_text
-from .files import read_bytes
+from .files import file_size, open_binary, read_bytes
 from .lines import (
     CR_HEAD,
     bounded_lines,
@@ -55,6 +56,10 @@ DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 #: Before Python 3.11 the csv module stops at a NUL ("line contains NUL"). A NUL goes through it
 #: as this lone surrogate, which no decoding makes (invalid bytes are escaped as U+DC00-U+DCFF).
 _NUL_STAND_IN = "\ud800" if sys.version_info < (3, 11) else None
+
+
+class UnclosedQuote(DataError):
+    """A CSV field's opening double quote that the rest of the file does not close."""
 
 
 @dataclass(frozen=True)
@@ -94,22 +99,36 @@ def check_names(numeric: Sequence[str], categorical: Sequence[str]) -> None:
 
 
 def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, *, encoding: str, quoted: bool,
-               progress: Callable[[int], None] | None = None, limit: int | None = None) -> Iterator[Document]:
+               progress: Callable[[int], None] | None = None, limit: int | None = None,
+               stream: BinaryIO | None = None, line_offset: int = 0) -> Iterator[Document]:
     """One Document per data row of a CSV/TSV file with a header row; ``quoted`` reads CSV
     quoting. A CSV whose header has semicolons and no comma is read by semicolons, as Excel
     writes CSV where the decimal mark is a comma (German, French, Dutch...). A row of more than
     ``limit`` characters is an error, no more than that of it read: where a quoted field may hold
-    line breaks, only the quotes say where a row ends, so one cannot be skipped safely."""
-    with open(path, "rb") as handle:
-        head = handle.read(16)
+    line breaks, only the quotes say where a row ends, so one cannot be skipped safely.
+
+    ``stream``, where given, is read in place of the file ``path`` names: a part of it read apart
+    (``blocks``), its header row put first, whose rows are ``line_offset`` lines further on in
+    the file than in the stream."""
+    if stream is None:
+        with open_binary(path) as opened:
+            yield from read_table(path, delimiter, columns, report, encoding=encoding, quoted=quoted, limit=limit,
+                                  stream=opened)
+        if progress is not None:
+            progress(file_size(path))
+        return
+    head = stream.read(16)
+    stream.seek(0)
     check_not_compressed(head, path)
     codec, marked = text_encoding(encoding, head, path), marked_encoding(head, encoding)
-    with open(path, encoding=codec, errors=ESCAPE_BYTES, newline="") as handle:
+    # As open(path, encoding=codec, newline="") reads a file: rows may end in CR, LF or CR LF.
+    handle = io.TextIOWrapper(stream, encoding=codec, errors=ESCAPE_BYTES, newline="")
+    try:
         first = handle.readline(-1 if limit is None else limit + 2)
         if delimiter == "," and ";" in first and "," not in first:
             delimiter = ";"
         handle.seek(0)
-        lines = _Lines(handle, path, limit)
+        lines = _Lines(handle, path, limit, line_offset)
         rows = csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoted else csv.QUOTE_NONE)
         header = next(rows, None)
         if header is None:
@@ -124,13 +143,13 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                    **dict.fromkeys(columns.categorical, "`categorical_columns`")}
         index = _column_index(path, header, wanted, options, delimiter)
         needed = max(index.values()) + 1
-        last_line = 1  # of the row before: the header
+        last_line = 1 + line_offset  # of the row before: the header
         for row in rows:
-            first_line, last_line = last_line + 1, rows.line_num
+            first_line, last_line = last_line + 1, rows.line_num + line_offset
             lines.row_read()
             where = f"{path}:{first_line}"
             if lines.ended and quoted:  # only an open quote makes the reader go past the last line for a row
-                raise DataError(f"{where}: the double quote that opens a field in this row never closes, so the "
+                raise UnclosedQuote(f"{where}: the double quote that opens a field in this row never closes, so the "
                                 "rest of the file would be one field (a quote inside a quoted field is written "
                                 'twice: "")')
             if not row:
@@ -143,8 +162,8 @@ def read_table(path: str, delimiter: str, columns: Columns, report: ReadReport, 
                 row = [field.replace(_NUL_STAND_IN, "\0") for field in row]
             fields = {name: row[i] for name, i in index.items()}
             yield from _document(fields.get, where, columns, report, codec, marked)
-        if progress is not None:
-            progress(os.path.getsize(path))
+    finally:
+        handle.detach()  # the stream is its opener's to close
 
 
 def _column_index(path: str, header: list[str], wanted: list[str], options: dict[str | None, str],
@@ -170,10 +189,10 @@ class _Lines:
     """A table's lines for the csv reader, which notes when they run out; a row of more than
     ``limit`` characters, over the lines it takes, is a DataError, with no more than that held."""
 
-    def __init__(self, handle: Any, path: str, limit: int | None) -> None:
+    def __init__(self, handle: Any, path: str, limit: int | None, line_offset: int = 0) -> None:
         self.handle, self.path, self.limit = handle, path, limit
         self.ended = False
-        self._line = 0  # lines given
+        self._line = line_offset  # lines given, and those before the stream's
         self._row_start, self._row_size = 1, 0  # the row being read: its first line, its characters
 
     def __iter__(self) -> Iterator[str]:
@@ -225,23 +244,30 @@ def _misfit(path: str, lines: tuple[int, int], count: int, header: list[str], de
 
 
 def read_jsonl_fields(path: str, columns: Columns, report: ReadReport, *, encoding: str,
-                      progress: Callable[[int], None] | None = None, limit: int | None = None) -> Iterator[Document]:
+                      progress: Callable[[int], None] | None = None, limit: int | None = None,
+                      stream: BinaryIO | None = None, first_line: int = 1) -> Iterator[Document]:
     """One Document per line of a JSONL file, fields found by dotted paths (``meta.lang``); a
-    line of more than ``limit`` bytes is skipped and counted."""
-    with open(path, "rb", buffering=CR_HEAD) as handle:
-        for number, where, raw in numbered_lines(bounded_lines(with_lf_lines(handle), limit), path, report, progress):
-            if number == 1:
-                check_splits_into_lines(raw, encoding, path)
-            if not raw.strip():
-                report.skip("blank line", where)
-                continue
-            text, replaced = decode(raw, encoding)
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise DataError(f"{where}: not valid JSON ({error.msg}, column {error.colno})") from None
-            for doc in _document(lambda field: _dotted(record, field), where, columns, report, encoding):
-                yield doc if not replaced else _mark_replaced(doc, report)
+    line of more than ``limit`` bytes is skipped and counted. ``stream``, where given, is read in
+    place of the file: a part of it read apart (``blocks``), whose first line is ``first_line``."""
+    if stream is None:
+        with open_binary(path, buffering=CR_HEAD) as handle:
+            yield from read_jsonl_fields(path, columns, report, encoding=encoding, progress=progress, limit=limit,
+                                         stream=with_lf_lines(handle))
+        return
+    lines = bounded_lines(stream, limit)
+    for number, where, raw in numbered_lines(lines, path, report, progress, first_line):
+        if number == 1:
+            check_splits_into_lines(raw, encoding, path)
+        if not raw.strip():
+            report.skip("blank line", where)
+            continue
+        text, replaced = decode(raw, encoding)
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise DataError(f"{where}: not valid JSON ({error.msg}, column {error.colno})") from None
+        for doc in _document(lambda field: _dotted(record, field), where, columns, report, encoding):
+            yield doc if not replaced else _mark_replaced(doc, report)
 
 
 def read_manifest(path: str, report: ReadReport, *, encoding: str, skip_unlabelled: bool = False,

@@ -15,7 +15,7 @@ from .corpus import MAIL_FORMATS, MailBatch
 from .decoding import WIDE_HEAD, check_encoding, decode, narrowed
 from .document import Document
 from .filekinds import STREAM_HEAD, stream_not_text
-from .files import is_pipe, not_found, standard_input
+from .files import is_pipe, is_url, not_found, standard_input
 from .folders import list_folder, read_files
 from .layout import COLUMN_SUFFIXES, not_a_table, read_by_name, suffix
 from .lines import (
@@ -110,6 +110,9 @@ def _unlabelled_source(path: str, report: ReadReport, encoding: str, stdin: Bina
             fmt = "mbox"
     if columns is not None:
         return "documents", _rows_to_classify(path, report, encoding, input_format, columns, limit)
+    if is_url(path):
+        raise DataError(f"{path}: a URL is read as a table or JSONL file, row by row: name its text column with "
+                        "`text_column`")
     if fmt in MAIL_FORMATS:
         return "mail", _unlabelled_mail(path, fmt, report, stdin, limit)
     if path == "-":
@@ -120,19 +123,30 @@ def _unlabelled_source(path: str, report: ReadReport, encoding: str, stdin: Bina
 def _rows_to_classify(path: str, report: ReadReport, encoding: str, input_format: str | None,
                       columns: Columns, limit: int | None) -> Iterator[Document]:
     """The rows of a table or JSONL file, each a document named by ``columns.id``."""
+    fmt = row_format(path, input_format)
+    if fmt == "jsonl":
+        yield from read_jsonl_fields(path, rows_of(columns), report, encoding=encoding, limit=limit)
+        return
+    if is_pipe(path):  # the table reader looks at the header, then starts again
+        raise read_by_name(path, fmt)
+    yield from read_table(path, DELIMITERS.get(suffix(path), ","), rows_of(columns), report, encoding=encoding,
+                          quoted=fmt == "csv", limit=limit)
+
+
+def row_format(path: str, input_format: str | None) -> str:
+    """How predict reads the rows of ``path``: as csv (quoted), tsv, or jsonl records."""
     table = input_format == "csv" or suffix(path) in DELIMITERS
     if path == "-" or not table and suffix(path) not in COLUMN_SUFFIXES:
         raise not_a_table(path, "`text_column` and `id_column`", formats=", ".join(COLUMN_SUFFIXES),
                         kind="none of them")
-    rows_of = dataclasses.replace(columns, label=None, skip_unlabelled=False)
-    if table:
-        quoted = input_format == "csv" or suffix(path) == ".csv"
-        if is_pipe(path):  # the table reader looks at the header, then starts again
-            raise read_by_name(path, "csv" if quoted else "tsv")
-        yield from read_table(path, DELIMITERS.get(suffix(path), ","), rows_of, report, encoding=encoding,
-                              quoted=quoted, limit=limit)
-    else:
-        yield from read_jsonl_fields(path, rows_of, report, encoding=encoding, limit=limit)
+    if not table:
+        return "jsonl"
+    return "csv" if input_format == "csv" or suffix(path) == ".csv" else "tsv"
+
+
+def rows_of(columns: Columns) -> Columns:
+    """The columns predict reads a row by: those named, and no label."""
+    return dataclasses.replace(columns, label=None, skip_unlabelled=False)
 
 
 def _stream_start(lines: list[bytes]) -> bytes:
