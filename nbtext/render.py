@@ -169,6 +169,16 @@ def label_twins(labels: Iterable[str], classes: Iterable[str], owner: str = "the
     return lines
 
 
+def em_lines(model) -> str:
+    """What EM did (``train --unlabelled``): its steps and how the log-likelihood rose."""
+    em = model.summary["em"]
+    likelihood = em["log_likelihood"]
+    rose = f", log-likelihood {likelihood[0]:,.0f} -> {likelihood[-1]:,.0f}" if likelihood else ""
+    return (f"EM: {model.summary['labelled_documents']:,} labelled and {model.summary['unlabelled_documents']:,} "
+            f"unlabelled documents (each weighing {em['weight']:g}), {em['steps']} "
+            f"{'step' if em['steps'] == 1 else 'steps'}{rose}")
+
+
 def train_summary(model, output: str, seconds: float, file: IO[str] | None = None, *, verb: str = "trained") -> None:
     """The short account printed after training (or merging) ``model``, which took ``seconds``."""
     file = file or sys.stderr

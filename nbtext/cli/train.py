@@ -15,7 +15,9 @@ from ..model import Model
 from ..modelfile import unsafe_output
 from ..parallel import read_all
 from ..phrasing import plural
+from ..readers import ReadReport
 from ..readers.files import is_pipe
+from ..semisupervised import EM_DEFAULTS, EM_ITERATIONS, EM_WEIGHT, train_semisupervised, unlabelled_documents
 from ..spam_training import makes_a_filter, train_mail
 from ..training import DEFAULT_ANALYZER, merge_files, train_calibrated, train_held_out, update_file
 from ..training import train as train_model
@@ -53,6 +55,16 @@ from .setup import filter_options, training_setup
                    "of documents, below which one process (with threads for reading and finding tokens) is as "
                    "fast; from the start where Python makes each feature (character n-grams, where the "
                    "compiled scanner was not built).")
+@click.option("--unlabelled", "unlabelled_paths", multiple=True, metavar="PATH",
+              help="Learn from these unlabelled documents too, by EM (Nigam et al. 2000), read as predict reads "
+                   "them: a file is one document, a folder's files at any depth, - stdin's lines. Unless set, "
+                   "the model is then Multinomial NB over words without English stop words (--variant "
+                   "multinomial --ngram-range 1,1 --stop-words english --tf raw --alpha 0.01 --min-df 2). "
+                   "Repeatable.")
+@click.option("--em-weight", type=FiniteRange(0, 1, min_open=True), default=EM_WEIGHT, show_default=True,
+              help="Weight of an unlabelled document beside a labelled one in EM.")
+@click.option("--em-iterations", type=click.IntRange(0, 1000), default=EM_ITERATIONS, show_default=True,
+              help="The most EM steps; EM stops sooner once the log-likelihood stops rising.")
 @spam_options
 @nb_options
 @analyzer_options
@@ -60,8 +72,9 @@ from .setup import filter_options, training_setup
 @value_column_options[0]
 @value_column_options[1]
 @click.pass_context
-def train(ctx, data, output, update_path, test_split, seed, dask_address, calibrate, jobs, spam_label, spam_cutoff,
-          ham_cutoff, fp_target, numeric_columns, categorical_columns, **options) -> None:
+def train(ctx, data, output, update_path, test_split, seed, dask_address, calibrate, jobs, unlabelled_paths,
+          em_weight, em_iterations, spam_label, spam_cutoff, ham_cutoff, fp_target, numeric_columns,
+          categorical_columns, **options) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
     DATA is a folder with one subfolder per class (DIR/LABEL/**/FILE, one file per document),
@@ -93,8 +106,19 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
       nbtext train boxes/ -o filter.joblib   # boxes/spam/spam.mbox, boxes/ham/inbox.mbox
       nbtext train /shared/news/ -o news.joblib --dask tcp://scheduler:8786
       nbtext train tickets.csv --numeric-columns age --categorical-columns product,tier -o tickets.joblib
+      nbtext train few-labelled/ --unlabelled archive/ -o news.joblib   # EM
     """
     given = given_options(ctx)
+    if unlabelled_paths:
+        others = [flag for flag, on in (("--update", update_path), ("--test-split", test_split is not None),
+                                        ("--dask", dask_address), ("--calibrate", calibrate),
+                                        ("--spam-label", "spam_label" in given),
+                                        ("--numeric-columns", numeric_columns or categorical_columns)) if on]
+        if others:
+            raise click.UsageError(f"--unlabelled trains a new plain model by EM; it does not go with {others[0]}")
+        options.update({name: value for name, value in EM_DEFAULTS.items() if name not in given})
+    elif given & {"em_weight", "em_iterations"}:
+        raise click.UsageError("--em-weight and --em-iterations are for EM: add --unlabelled PATH")
     analyzer, weighting, settings = training_setup(options)
     base = None
     if update_path is None:
@@ -163,6 +187,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                                plain={"analyzer": analyzer, "settings": settings, "jobs": jobs, **weighting},
                                as_filter={"analyzer": filter_analyzer, "fp_target": fp_target,
                                           "spam_cutoff": spam_cutoff, "ham_cutoff": ham_cutoff, **as_filter_options})
+        elif unlabelled_paths:
+            model, unlabelled_report = _train_by_em(corpus, unlabelled_paths, options, advance, analyzer=analyzer,
+                                                    settings=settings, weight=em_weight, iterations=em_iterations,
+                                                    **weighting)
         elif calibrate:
             model = train_calibrated(corpus.read(progress=advance), analyzer=analyzer, settings=settings, seed=seed,
                                      **weighting)
@@ -176,6 +204,10 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     if base is None:
         model.save(output)
     print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    if unlabelled_paths:
+        for line in unlabelled_report.lines(verbose=options["verbose"], encoding=corpus.encoding):
+            click.echo(f"unlabelled: {line}", err=True)
+        click.echo(render.em_lines(model), err=True)
     render.train_summary(model, output, seconds)
     if base is not None:
         if update.repeats:
@@ -343,3 +375,18 @@ def _grid(spec: str | None) -> dict[str, list[Any]]:
         return read_grid(spec)
     except DataError as error:
         raise click.BadParameter(error.spoken(flag_of), param_hint="--grid") from None
+
+
+def _train_by_em(corpus, paths: tuple[str, ...], options: dict[str, Any], advance,
+                 **em: Any) -> tuple[Model, ReadReport]:
+    """train --unlabelled: the unlabelled documents read, then EM, a step a tick; and what
+    reading the unlabelled documents saw."""
+    report = ReadReport()
+    with reported_on_error(report, options["verbose"], corpus.encoding):
+        unlabelled = unlabelled_documents(paths, report, encoding=options["encoding"],
+                                          max_document_bytes=options["max_document_size"],
+                                          headers=corpus.headers)
+        report.check_all_read()
+    advance(corpus.total_bytes or 0)
+    with render.progress(em["iterations"], "EM", unit="steps") as step:
+        return train_semisupervised(corpus.read(), unlabelled, on_step=lambda _: step(1), **em), report
