@@ -23,6 +23,10 @@ from .spam import VERDICTS, SpamFilter
 if TYPE_CHECKING:  # predict loads no evaluation, and the training it imports
     from .evaluation import WrongAnswer
 
+#: predict's answer where no label is as probable as ``--threshold``: the document is left to a
+#: person (the word filter gives a message it cannot call spam or ham).
+UNSURE = "unsure"
+
 #: A surrogate escape: a byte of a file name that is not valid UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -41,11 +45,13 @@ def explained_fields(explanation: Explanation) -> list[str]:
 
 
 def predicted_lines(model: Model, batch: list[Document] | MailBatch, from_stdin: bool, *, k: int, proba: bool,
-                    fmt: str, explain: int | None = None) -> tuple[str, ReadReport]:
+                    fmt: str, explain: int | None = None, threshold: float | None = None) -> tuple[str, ReadReport]:
     """predict's lines for one batch of documents (or a MailBatch, parsed here): the ``k`` best
     labels, with their probabilities where ``proba``, and the ``explain`` words that most raise
     the label over the runner-up, as ``tsv`` or ``jsonl``; and what was seen (the documents in
-    which the model knows no word, what was parsed)."""
+    which the model knows no word, what was parsed). With ``threshold``, only the labels at
+    least that probable are given, and a document with none is answered ``UNSURE`` (null in
+    JSON), with the best label's probability where ``proba``."""
     done = scored(model, batch, k=k, explain=explain)
     if not done.documents:
         return "", done.seen
@@ -53,7 +59,12 @@ def predicted_lines(model: Model, batch: list[Document] | MailBatch, from_stdin:
     why = done.why
     lines = []
     for d, (doc, row, order) in enumerate(zip(done.documents, done.log_proba, done.best)):
-        top = [(classes[i], float(np.exp(row[i]))) for i in order]
+        top: list[tuple[str | None, float]] = [(classes[i], float(np.exp(row[i]))) for i in order]
+        if threshold is not None:
+            sure = [(label, p) for label, p in top if p >= threshold]
+            if not sure:
+                done.seen.unsure.append(doc.source)
+            top = sure or [(None, top[0][1])]
         if fmt == "jsonl":
             record: dict[str, Any] = {"line": int(doc.source.rsplit(":", 1)[1])} if from_stdin else {"path": doc.source}
             if doc.message_id:
@@ -73,7 +84,7 @@ def predicted_lines(model: Model, batch: list[Document] | MailBatch, from_stdin:
         else:
             fields = [] if from_stdin else [tsv_field(identity(doc))]
             for label, p in top:
-                fields += [label, f"{p:.6f}"] if proba else [label]
+                fields += [label or UNSURE, f"{p:.6f}"] if proba else [label or UNSURE]
             if why:
                 fields += [tsv_field(why[d].against), *explained_fields(why[d])]
             lines.append("\t".join(fields))

@@ -26,6 +26,9 @@ EXIT_USAGE_ERROR = 2
 EXIT_BROKEN_PIPE = 141
 #: ``nbtext filter`` follows bogofilter: 0 spam, 1 ham, 2 unsure, and 3 for any error.
 EXIT_FILTER_ERROR = 3
+#: ``predict --threshold`` answered every document, and some ``unsure``: a status of its own,
+#: apart from the usage errors' 2 and the data errors' 1, for a script to route those.
+EXIT_SOME_UNSURE = 4
 
 #: How a message marks the name of a parameter.
 _PARAMETER = re.compile(r"`(\w+)`")

@@ -12,8 +12,8 @@ from typing import Any
 import click
 
 from .. import render
-from ..answers import predicted_lines, verdict_line, verdict_lines
-from ..errors import EXIT_FILTER_ERROR, NbtextError
+from ..answers import UNSURE, predicted_lines, verdict_line, verdict_lines
+from ..errors import EXIT_FILTER_ERROR, EXIT_SOME_UNSURE, NbtextError
 from ..filtering import Message, judge_message, messages, one_message, with_filter
 from ..inputs import remembered_columns, trained_format
 from ..model import Model
@@ -23,8 +23,8 @@ from ..spam import SpamFilter
 from . import process
 from .common import note_tables_read_whole, print_read_report
 from .flags import flag_of
-from .options import (column_options, columns_of, cutoff_options, encoding_option, format_option, jobs_option,
-                      model_argument, size_option, top_option)
+from .options import (FiniteRange, column_options, columns_of, cutoff_options, encoding_option, format_option,
+                      jobs_option, model_argument, size_option, top_option)
 
 
 @click.command()
@@ -33,6 +33,10 @@ from .options import (column_options, columns_of, cutoff_options, encoding_optio
 @click.option("--proba", is_flag=True, help="Also print the probability of each printed label (for a spam "
               "filter, the calibrated score nbtext filter gives).")
 @top_option(1, "Print the N most probable labels, best first.", "--top-k")
+@click.option("--threshold", type=FiniteRange(0, 1, min_open=True), metavar="P",
+              help="Print only labels of probability P or more; a document with none is answered 'unsure' "
+                   "(null in JSON), and predict exits 4 once all are answered: route those to a person. "
+                   "Naive Bayes is overconfident: threshold a model trained with --calibrate.")
 @click.option("--explain", type=click.IntRange(min=1), metavar="N",
               help="Also print the runner-up label and the N words of each document that most raise "
                    "its label over the runner-up, each with by how much (natural log-odds).")
@@ -53,8 +57,8 @@ from .options import (column_options, columns_of, cutoff_options, encoding_optio
                 "about 1,000 documents, so a line that trickles in on stdin waits for its block. 1 by default, "
                 "unlike train, so that each answer comes as soon as its document is read; with 1, a large batch "
                 "is still scored on every core, by threads.")
-def predict(model_path, paths, proba, top, explain, fmt, encoding, max_document_size, input_format, verbose,
-            text_column, id_column, dask_address, jobs) -> None:
+def predict(model_path, paths, proba, top, threshold, explain, fmt, encoding, max_document_size, input_format,
+            verbose, text_column, id_column, dask_address, jobs) -> None:
     """Classify documents with MODEL, one output line per document, in input order.
 
     A PATH that is a file is one document; a folder is walked. With - or no PATH, each line
@@ -76,8 +80,12 @@ def predict(model_path, paths, proba, top, explain, fmt, encoding, max_document_
       echo "my parcel never arrived" | nbtext predict tickets.joblib --explain 3
       nbtext predict news.joblib /shared/crawl/ --jobs 8 > labels.tsv
       nbtext predict news.joblib /shared/crawl/ --dask tcp://scheduler:8786 > labels.tsv
+      nbtext predict calibrated.joblib inbox/ --threshold 0.9 | grep -P '\tunsure$'   # for a person
     """
     model = Model.load(model_path)
+    if threshold is not None and UNSURE in model.classes:
+        raise click.UsageError(f"--threshold answers '{UNSURE}' where no label is probable enough, and "
+                               f"{model_path} has a class '{UNSURE}'")
     k = min(top, len(model.classes))
     if k < top:  # fewer labels a line than asked for, said once rather than left to puzzle a script
         click.echo(f"--top {top}: the model has {k} classes, so each answer gives all {k}", err=True)
@@ -86,7 +94,7 @@ def predict(model_path, paths, proba, top, explain, fmt, encoding, max_document_
     columns = remembered_columns(model, paths, columns_of(text_column, None, id_column))
     if columns is None:
         note_tables_read_whole(paths)
-    answer = functools.partial(predicted_lines, k=k, proba=proba, explain=explain, fmt=fmt)
+    answer = functools.partial(predicted_lines, k=k, proba=proba, explain=explain, fmt=fmt, threshold=threshold)
     if dask_address:
         # Here, not at the top: the cluster module brings training's, 15 ms of every predict's start-up.
         from ..cluster import connect, predict_on_cluster
@@ -112,6 +120,8 @@ def predict(model_path, paths, proba, top, explain, fmt, encoding, max_document_
             _write_answers(answers, "documents", report)
     print_read_report(report, verbose, encoding, always=False, empty=model.empty_answer)
     report.check_all_read()  # a file named that was skipped: an error, once the others are answered
+    if report.unsure:
+        click.get_current_context().exit(EXIT_SOME_UNSURE)
 
 
 def _write_answers(answers: Iterable[tuple[str, ReadReport]], unit: str, report: ReadReport) -> None:

@@ -78,6 +78,8 @@ class ReadReport:
     #: Documents, not empty, in which a model found no word it knows: noted by the scoring
     #: commands, since only a model can tell, and answered as an empty document is.
     no_known_word: list[str] = field(default_factory=list)
+    #: Documents predict answered ``unsure``: no label reached ``--threshold``.
+    unsure: list[str] = field(default_factory=list)
     #: A digest of each labelled document's text (``text_digest``), and of its text with its
     #: label: which documents repeat another's text, and which texts came with two labels.
     #: Eight bytes each, not the documents, so that training still keeps no text.
@@ -142,6 +144,7 @@ class ReadReport:
         self.from_lines += other.from_lines
         self.mail_read_as_text += other.mail_read_as_text
         self.no_known_word += other.no_known_word
+        self.unsure += other.unsure
         self.texts += other.texts
         self.labelled_texts += other.labelled_texts
         self.hints += other.hints
@@ -239,6 +242,7 @@ class ReadReport:
             (self.replaced, f"decoded with replacement (bytes not valid {self._invalid_in(encoding)})"),
             (self.empty, f"empty ({empty})"),
             (self.no_known_word, f"with no word the model knows ({empty})"),
+            (self.unsure, "answered unsure: no label as probable as the threshold"),
             (self.malformed, f"{plural(len(self.malformed), 'message')} with malformed MIME (read as well as they "
                              "could be)"),
             (self.pages, "read as web pages: the text they show, without their tags, scripts and styles"),
