@@ -17,7 +17,7 @@ filter`` loads to judge one message: it imports nothing that trains.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,6 +29,9 @@ from .model import Model
 
 #: The class that makes mail a spam filter's training data unasked.
 SPAM_LABEL = "spam"
+#: The names mail clients give their spam folder (Thunderbird's and Outlook's Junk, Outlook's
+#: Junk E-mail, Yahoo's Bulk Mail), in any case: mail exported in such folders is a filter's too.
+SPAM_FOLDER_NAMES = ("spam", "junk", "junk e-mail", "junk email", "bulk mail", "bulk")
 #: The share of the training ham that may score above the spam cut-off out of fold.
 DEFAULT_FP_TARGET = 0.001
 DEFAULT_HAM_CUTOFF = 0.5
@@ -41,6 +44,20 @@ MIN_SPAM_CUTOFF = 0.99
 #: bogofilter's exit statuses, so that procmail and maildrop rules work unchanged.
 EXIT_SPAM, EXIT_HAM, EXIT_UNSURE = 0, 1, 2
 VERDICTS = ("Spam", "Ham", "Unsure")
+
+
+def spam_class(labels: Iterable[str]) -> str | None:
+    """The class of ``labels`` that is spam unasked: ``spam``, else the one class named as mail
+    clients name their spam folder (``SPAM_FOLDER_NAMES``), else None.
+
+    >>> spam_class(["INBOX", "Junk"]), spam_class(["ham", "spam", "Junk"]), spam_class(["Junk", "BULK"])
+    ('Junk', 'spam', None)
+    """
+    names = set(labels)
+    if SPAM_LABEL in names:
+        return SPAM_LABEL
+    found = sorted(name for name in names if name.casefold() in SPAM_FOLDER_NAMES)
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from .metrics import evaluate, right_answers
 from .model import Model
 from .readers import Document, LabelledCorpus, Reading
 from .readers.document import labels_of
-from .spam import DEFAULT_FP_TARGET, SPAM_LABEL, SpamFilter, choose_cutoffs
+from .spam import DEFAULT_FP_TARGET, SPAM_LABEL, SpamFilter, choose_cutoffs, spam_class
 from .training import digests_of, finished, held_documents, train
 from .tuning import Trial
 
@@ -113,9 +113,10 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
     return trial
 
 
-def makes_a_filter(is_mail: bool, labels: Iterable[str], label: str = SPAM_LABEL) -> bool:
-    """Whether ``train`` makes a spam filter of data unasked: mail with a class ``label``."""
-    return is_mail and label in set(labels)
+def makes_a_filter(is_mail: bool, labels: Iterable[str]) -> bool:
+    """Whether ``train`` makes a spam filter of data unasked: mail with a spam class
+    (``spam.spam_class``: spam, or a folder named as mail clients name theirs, Junk...)."""
+    return is_mail and spam_class(labels) is not None
 
 
 def train_mail(documents: Iterable[Document], *, plain: dict[str, Any], as_filter: dict[str, Any],
@@ -139,6 +140,8 @@ def train_mail(documents: Iterable[Document], *, plain: dict[str, Any], as_filte
     summary = {**read_from, **(summary or {})}
     is_mail = isinstance(documents, (LabelledCorpus, Reading)) and (
         documents.is_mail if isinstance(documents, LabelledCorpus) else documents.corpus.is_mail)
-    if required or makes_a_filter(is_mail, labels_of(held), label):
+    if required:
         return train_filter(held, label=label, seed=seed, summary=summary, **as_filter)
+    if makes_a_filter(is_mail, labels := labels_of(held)):
+        return train_filter(held, label=spam_class(labels) or label, seed=seed, summary=summary, **as_filter)
     return train(held, summary=summary, **plain)

@@ -1080,3 +1080,42 @@ def _installed_for_the_user(home, filter_model):
         (home / ".nbtext").mkdir()
         (home / ".nbtext" / "filter.joblib").symlink_to(filter_model)
     return home
+
+
+def _mail_folders(root: Path, names: dict[str, str], count: int) -> Path:
+    """Folders named as a mail client names them, each of ``count`` SpamAssassin messages of
+    the kind it maps to (links to the corpus's files)."""
+    spamassassin = corpus_path("spamassassin-2003")
+    for name, kind in names.items():
+        (root / name).mkdir(parents=True)
+        for message in sorted((spamassassin / kind).iterdir())[:count]:
+            (root / name / message.name).symlink_to(message)
+    return root
+
+
+def test_mail_in_folders_named_junk_and_inbox_makes_a_filter(tmp_path):
+    """Thunderbird exports its spam as Junk: the data make a filter whose spam is 'Junk' (once
+    a plain model, which filter and learn then refused); filter judges with it, and eval --cv
+    cross-validates it as a filter."""
+    data = _mail_folders(tmp_path / "boxes", {"Junk": "spam", "INBOX": "ham"}, 60)
+    result = run(["train", "--input-format", "email", data, "-o", tmp_path / "junk.joblib"])
+    assert "spam filter ('Junk' is spam): spam cut-off " in result.stderr
+    assert Model.load(tmp_path / "junk.joblib").settings["spam"]["label"] == "Junk"
+    message = sorted((corpus_path("spamassassin-2003") / "spam").iterdir())[-1]
+    judged = run(["filter", tmp_path / "junk.joblib", message], expect=None)
+    assert judged.exit_code in (0, 1, 2) and judged.stdout.split("\t")[1] in VERDICTS
+    cv = run(["eval", "--cv", "3", "--input-format", "email", data])
+    assert "mail with a spam class: each fold is a filter" in cv.stderr
+
+
+def test_a_filter_trained_on_too_little_mail_says_it_catches_little(tmp_path):
+    """Ten messages of each kind: out of fold, no spam clears the 0.99 cut-off. Train said the
+    figure and nothing more; it now says what it means and what to do."""
+    data = _mail_folders(tmp_path / "few", {"spam": "spam", "ham": "ham"}, 10)
+    result = run(["train", "--input-format", "email", data, "-o", tmp_path / "few.joblib"])
+    assert "spam recall 0.00%" in result.stderr
+    assert ("  few catches: out of fold, this filter caught 0% of its 10 spam: with so few messages its scores seldom "
+            "clear the 0.99 cut-off. Train it on more mail (hundreds of messages of each kind), or lower the cut-off "
+            "with --spam-cutoff, at the risk of losing good mail") in result.stderr.splitlines()
+    enough = _mail_folders(tmp_path / "enough", {"spam": "spam", "ham": "ham"}, 300)
+    assert "few catches" not in run(["train", "--input-format", "email", enough, "-o", tmp_path / "m"]).stderr

@@ -17,6 +17,7 @@ from ..parallel import read_all
 from ..phrasing import plural
 from ..readers.document import labels_of
 from ..spam import SpamFilter
+from ..spam import spam_class
 from ..spam_training import makes_a_filter
 from .common import each_once, not_over_the_data, print_classes, print_read_report, reported_on_error
 from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, PlotPath, analyzer_options, columns_of, cutoff_options,
@@ -213,6 +214,7 @@ def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options:
                    "defaults, and its calibration)", err=True)
         weighting = {key: settings.pop(key) for key in ("tf", "doc_norm")}
         analyzer, as_filter = filter_options(analyzer, weighting, settings, given)
+        as_filter["label"] = spam_class(labels_of(documents))
         settings.update(weighting)
     with render.progress(k, "cross-validating", unit="folds") as advance:
         trial = cross_validate(documents, k=k, seed=seed, analyzer=analyzer, settings=settings,
