@@ -6,6 +6,7 @@ import functools
 import itertools
 import numbers
 import operator
+import os
 import re
 import zlib
 from collections.abc import Callable
@@ -283,25 +284,47 @@ TOKEN_PATTERNS = {"words": _WORD.pattern, "all-words": _RUN.pattern, "joined": J
 
 
 def load_stop_words(spec: str | None, *, lowercase: bool = True) -> frozenset[str]:
-    """``english`` (scikit-learn's list), a file of one word per line (UTF-8), or nothing; a
-    file's words lowercased where the text is, or "The" would never meet the token "the"."""
+    """``english`` (scikit-learn's list), another language's list by its name or ISO code
+    (``german``, ``de``: the stop-words package's, which ``stop_word_languages`` names), a file
+    of one word per line (UTF-8), or nothing; the words lowercased where the text is, or "The"
+    would never meet the token "the". A file of a language's name is read as the file."""
     if not spec:
         return frozenset()
     if spec == "english":
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # scikit-learn: 0.5 s, for this list alone
 
         return frozenset(ENGLISH_STOP_WORDS)
+    if not os.path.exists(spec) and spec in stop_word_languages():
+        from stop_words import get_stop_words
+
+        return frozenset(word.lower() if lowercase else word for word in get_stop_words(spec))
     try:
         with open(spec, "rb") as handle:
             text = handle.read().decode("utf-8")
     except OSError as error:
-        hint = "; scikit-learn's list is written english" if spec.lower() == "english" else ""
+        names = stop_word_languages()
+        if spec.lower() == "english":
+            hint = "; scikit-learn's list is written english"
+        elif spec.lower() in names:
+            hint = f"; the list of that language is written {spec.lower()}"
+        else:
+            hint = f"; the languages known by name: english, {', '.join(sorted(set(names.values()) - {'english'}))}"
         raise DataError(f"cannot read stop-word file {spec}: {error.strerror}{hint}") from None
     except UnicodeDecodeError as error:
         raise DataError(f"stop-word file {spec}: not UTF-8 (byte {error.object[error.start]:#04x} at {error.start}); "
                         f"convert it first: iconv -f LATIN1 -t UTF-8") from None
     words = (line.strip() for line in text.splitlines())
     return frozenset(word.lower() if lowercase else word for word in words if word)
+
+
+def stop_word_languages() -> dict[str, str]:
+    """The stop-word lists known by name beside scikit-learn's English: each name and ISO code
+    (``german``, ``de``) -> the language's name; none where the stop-words package is missing."""
+    try:
+        from stop_words import AVAILABLE_LANGUAGES, LANGUAGE_MAPPING
+    except ImportError:
+        return {}
+    return {**{name: name for name in AVAILABLE_LANGUAGES}, **LANGUAGE_MAPPING}
 
 
 def _not_one_text(text: object) -> str:

@@ -316,6 +316,32 @@ def test_a_stop_word_file_is_read_as_the_text_is(tmp_path):
                           "written english\n")
 
 
+def test_stop_words_of_other_languages_by_name_or_code(tmp_path):
+    """A kept list by the language's name or ISO code; a name that is neither a file nor a
+    language names the languages known; a file of a language's name is the file."""
+    from nbtext.model import Model
+
+    from .conftest import run
+
+    german = load_stop_words("german")
+    assert {"und", "der", "die", "nicht"} <= german and load_stop_words("de") == german
+    assert {"et", "le", "les"} <= load_stop_words("french")
+    data = tmp_path / "de.tsv"
+    data.write_text("rechnung\tDie Rechnung ist nicht bezahlt und der Betrag fehlt\n"
+                    "versand\tDas Paket ist nicht angekommen und die Sendung fehlt\n")
+    run(["train", data, "--stop-words", "german", "--ngram-range", "1,1", "-o", tmp_path / "m"])
+    assert set(Model.load(tmp_path / "m").terms) == {"rechnung", "bezahlt", "betrag", "fehlt", "paket", "angekommen",
+                                                      "sendung"}
+    error = run(["train", data, "--stop-words", "klingon", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.startswith("Error: cannot read stop-word file klingon: No such file or directory; the languages "
+                            "known by name: english, arabic, bulgarian, catalan, ")
+    assert ", german, " in error and "english, english" not in error
+    error = run(["train", data, "--stop-words", "German", "-o", tmp_path / "m"], expect=1).stderr
+    assert error.endswith("; the list of that language is written german\n")
+    (tmp_path / "german").write_text("rechnung\n")
+    assert load_stop_words(str(tmp_path / "german")) == {"rechnung"}
+
+
 def test_packed_terms_are_searched_without_unpacking():
     from nbtext.terms import PackedTerms, pack_terms
 

@@ -208,9 +208,10 @@ def analyzer_options(command: Callable) -> Callable:
                           "marks: every run, and each mark (! $ ?) as a token of its own, as spam filters keep "
                           "them."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
-        click.option("--stop-words", metavar="english|FILE",
-                     help="Drop these words: scikit-learn's English list, or a UTF-8 file with one word a line "
-                          "(lowercased, as the text is, unless --no-lowercase)."),
+        click.option("--stop-words", metavar="LANGUAGE|FILE",
+                     help="Drop these words: scikit-learn's English list (english), another language's list by "
+                          "its name or ISO code (german, de; the stop-words package's 33 languages), or a UTF-8 "
+                          "file with one word a line (lowercased, as the text is, unless --no-lowercase)."),
         click.option("--min-df", default="1", show_default=True, callback=document_frequency,
                      help="Drop terms in fewer documents than this (a count, or a proportion like 0.01)."),
         click.option("--max-df", default="1.0", show_default=True, callback=document_frequency,
