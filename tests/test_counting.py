@@ -361,3 +361,48 @@ def test_a_term_with_a_newline_is_refused_when_packed():
     assert list(PackedTerms(pack_terms(["ant", "bee cat"]), 2)) == ["ant", "bee cat"]
     with pytest.raises(ValueError, match="newline"):
         pack_terms(["ant", "bee\ncat"])
+
+
+def test_marks_keep_each_emoji_sequence_one_token():
+    """A thumb with its skin tone, a family joined by zero-width joiners, two flags, a heart in
+    emoji presentation, a keycap and England's flag (tags): each one token, as it reads."""
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    text = f"Great \U0001f44d\U0001f3fd family \U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f1e9\U0001f1ea" \
+           f"\U0001f1eb\U0001f1f7 love \u2764\ufe0f press 1\ufe0f\u20e3 {england} \u2122 $5!!"
+    assert Analyzer(tokens="marks")(text) == [
+        "great", "\U0001f44d\U0001f3fd", "family", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f1e9\U0001f1ea",
+        "\U0001f1eb\U0001f1f7", "love", "\u2764\ufe0f", "press", "1\ufe0f\u20e3", england, "\u2122", "$", "5", "!", "!"]
+
+
+_EMOJI_CHARACTERS = re.compile(r"[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u231a\u231b\u2328"
+                               r"\u23cf\u23e9-\u23f3\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u27bf"
+                               r"\u2934\u2935\u2b05-\u2b07\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\ufe0f\u20e3"
+                               r"\u200d\U0001f000-\U0001faff\U000e0020-\U000e007f]")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text())
+def test_marks_read_text_without_emoji_as_before(text):
+    from nbtext.analysis import MARKS, MARKS_BY_CHARACTER
+
+    plain = _EMOJI_CHARACTERS.sub("", text)
+    assert MARKS.findall(plain) == MARKS_BY_CHARACTER.findall(plain)
+
+
+def test_a_marks_model_trained_before_emoji_sequences_reads_as_it_was_trained(tmp_path):
+    """Its analyzer says marks and nothing of emoji sequences: it loads as the hidden kind that
+    reads character by character, as it was trained, and is written back so."""
+    from nbtext.analysis import MARKS_BY_CHARACTER_KIND
+    from nbtext.model import Model
+
+    from .conftest import TICKETS, run
+
+    run(["train", TICKETS / "train", "--tokens", "marks", "--ngram-range", "1,1", "-o", tmp_path / "m"])
+    model = Model.load(tmp_path / "m")
+    assert model.analyzer.to_dict()["emoji_sequences"] is True
+    before = {key: value for key, value in model.analyzer.to_dict().items() if key != "emoji_sequences"}
+    old = Analyzer.from_dict(before)
+    assert old.tokens == MARKS_BY_CHARACTER_KIND
+    assert old("ok \U0001f44d\U0001f3fd") == ["ok", "\U0001f44d", "\U0001f3fd"]
+    assert old.to_dict() == before
+    assert Analyzer.from_dict(model.analyzer.to_dict())("ok \U0001f44d\U0001f3fd") == ["ok", "\U0001f44d\U0001f3fd"]

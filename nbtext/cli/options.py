@@ -206,7 +206,7 @@ def analyzer_options(command: Callable) -> Callable:
                           "scikit-learn's default. joined: runs of two or more kept whole where . @ ' or - joins "
                           "them (comp.sys.mac, jo@cs.cmu.edu, 3.1, don't), better for news posts (docs: accuracy). "
                           "marks: every run, and each mark (! $ ?) as a token of its own, as spam filters keep "
-                          "them."),
+                          "them, each emoji sequence (a skin tone, a family, a flag) whole."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
         click.option("--stop-words", metavar="LANGUAGE|FILE",
                      help="Drop these words: scikit-learn's English list (english), another language's list by "
