@@ -307,13 +307,13 @@ TOKEN_PATTERNS = {"words": _WORD.pattern, "all-words": _RUN.pattern, "joined": J
 
 
 def load_stop_words(spec: str | None, *, lowercase: bool = True) -> frozenset[str]:
-    """``english`` (scikit-learn's list), another language's list by its name or ISO code
+    """``english`` or ``en`` (scikit-learn's list), another language's list by its name or ISO code
     (``german``, ``de``: the stop-words package's, which ``stop_word_languages`` names), a file
     of one word per line (UTF-8), or nothing; the words lowercased where the text is, or "The"
     would never meet the token "the". A file of a language's name is read as the file."""
     if not spec:
         return frozenset()
-    if spec == "english":
+    if spec == "english" or (not os.path.exists(spec) and stop_word_languages().get(spec) == "english"):
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # scikit-learn: 0.5 s, for this list alone
 
         return frozenset(ENGLISH_STOP_WORDS)

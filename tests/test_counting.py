@@ -325,6 +325,7 @@ def test_stop_words_of_other_languages_by_name_or_code(tmp_path):
 
     german = load_stop_words("german")
     assert {"und", "der", "die", "nicht"} <= german and load_stop_words("de") == german
+    assert load_stop_words("en") == load_stop_words("english") == ENGLISH_STOP_WORDS  # one English list
     assert {"et", "le", "les"} <= load_stop_words("french")
     data = tmp_path / "de.tsv"
     data.write_text("rechnung\tDie Rechnung ist nicht bezahlt und der Betrag fehlt\n"
