@@ -252,7 +252,7 @@ def test_mbox_files_are_read_message_by_message_as_mail(cluster, tmp_path):
     so with --input-format email, each worker splitting the files it reads, and names that
     option where they were recognised as mbox files (not one document a mailbox, as before)."""
     spamassassin = corpus_path("spamassassin-2003")
-    for label, folder in (("ham", "ham"), ("junk", "spam")):  # no class named spam: a plain model, as --dask makes
+    for label, folder in (("ham", "ham"), ("other", "spam")):  # no spam class (nor Junk): a plain model, as --dask
         (tmp_path / "boxes" / label).mkdir(parents=True)
         box = mailbox.mbox(tmp_path / "boxes" / label / "inbox.mbox")
         for path in sorted((spamassassin / folder).iterdir())[:100]:
