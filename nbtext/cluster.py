@@ -124,9 +124,9 @@ def merged(parts: Iterable[Counted]) -> Counted:
     first, *rest = parts
     if not rest:  # a leaf of the tree: one part, as it is
         return first
-    columns, report = first.columns, ReadReport()
+    columns, report = None, ReadReport()
     for part in (first, *rest):
-        if part is not first and part.columns is not None:
+        if part.columns is not None:
             columns = part.columns if columns is None else columns.merge(part.columns)
         report.update(part.report)
     return Counted(first.counts.merge(*(part.counts for part in rest)), columns, report)
@@ -152,7 +152,7 @@ def training_parts(client, corpus: LabelledCorpus, headers: Sequence[str], *, sh
     line files and tables in byte ranges of ``block_bytes``; a DataError for what cannot be
     read in parts (stdin, a pipe, mbox files, maildirs, a list of files)."""
     parts: list[Part | LineFile] = []
-    for path, fmt, listed in corpus.plan:
+    for (path, fmt, listed), size in zip(corpus.plan, corpus.sizes):
         if fmt in ("folder", "email"):
             parts += [FileBatch(shard, fmt == "email", corpus.encoding, tuple(headers), corpus.limit)
                       for shard in shard_entries(listed, shard_bytes)]
@@ -162,7 +162,8 @@ def training_parts(client, corpus: LabelledCorpus, headers: Sequence[str], *, sh
             raise DataError(f"{path}: `dask` reads folders of class folders (plain or mail), line files and tables "
                             f"in parts; this is {what}")
         else:
-            parts.append(line_file(path, fmt, encoding=corpus.encoding, columns=corpus.columns, limit=corpus.limit))
+            parts.append(line_file(path, fmt, encoding=corpus.encoding, columns=corpus.columns, limit=corpus.limit,
+                                   size=size))
     return _split(client, parts, block_bytes)
 
 

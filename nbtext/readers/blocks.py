@@ -28,16 +28,15 @@ from ..errors import DataError
 from ..limits import MAX_DOCUMENT_BYTES
 from .decoding import check_encoding
 from .document import Document
-from .files import file_size, open_binary
 from .filekinds import by_name, not_text
+from .files import file_size, open_binary
 from .layout import suffix
 from .lines import (
     CR_HEAD,
-    JSON_ARRAY,
     bounded_lines,
     check_splits_into_lines,
     read_labelled_lines,
-    sniff,
+    told_format,
     with_lf_lines,
 )
 from .report import ReadReport
@@ -129,15 +128,17 @@ def _whole_rows(rows: Iterator[Document], file: LineFile, line: int, ends_file: 
 
 
 def line_file(path: str, fmt: str | None, *, encoding: str = "utf-8", columns: Columns | None = None,
-              limit: int | None = MAX_DOCUMENT_BYTES) -> LineFile:
+              limit: int | None = MAX_DOCUMENT_BYTES, size: int | None = None) -> LineFile:
     """How to read ``path`` in parts, as a LabelledCorpus (or, with ``columns`` whose label is
     None, predict) reads it in format ``fmt``: csv, tsv or jsonl, read by ``columns`` where
-    given; tsv, jsonl or fasttext lines; None, told by the first line."""
+    given; tsv, jsonl or fasttext lines; None, told by the first line. ``size`` is its bytes
+    where known already (a URL's size is a round trip to ask for)."""
     encoding = check_encoding(encoding)
     with open_binary(path) as handle:
         head = handle.read(CR_HEAD)
     first = head[:head.index(b"\n") + 1] if b"\n" in head else head
-    size = file_size(path)
+    if size is None:
+        size = file_size(path)
     whole = b"\n" not in head and b"\r" in head.rstrip(b"\r")
     base = LineFile(path, "lines", fmt, encoding, size, columns, whole=whole, limit=limit)
     if fmt == "csv" or (fmt == "tsv" and columns is not None):
@@ -152,14 +153,7 @@ def line_file(path: str, fmt: str | None, *, encoding: str = "utf-8", columns: C
     if first:
         check_splits_into_lines(head, encoding, path)
     if fmt is None and first:
-        kind = by_name(not_text(first), path)
-        if kind is not None:
-            raise DataError(f"{path}: not text ({kind}), so not labelled documents")
-        fmt = sniff(first)
-        if fmt is None:
-            array = f"; {JSON_ARRAY}" if first.lstrip().startswith(b"[") else ""
-            raise DataError(f"{path}: cannot tell the format from the name or the first line; "
-                            f"set `input_format` (folder, tsv, jsonl or fasttext){array}")
+        fmt = told_format(first, path, by_name(not_text(first), path))
     return dataclasses.replace(base, fmt=fmt or "tsv")
 
 

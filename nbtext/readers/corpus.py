@@ -40,12 +40,11 @@ from .layout import (
 )
 from .lines import (
     CR_HEAD,
-    JSON_ARRAY,
     LINE_FORMATS,
     bounded_lines,
     check_splits_into_lines,
     read_labelled_lines,
-    sniff,
+    told_format,
     with_lf_lines,
 )
 from .mail import RawMessage, parse_messages
@@ -209,16 +208,17 @@ class LabelledCorpus:
         self.limit = max_document_bytes
         #: (DATA, its format, its entries) for each DATA, in order: what is read, and how.
         self.plan: list[tuple[str, str | None, list]] = []
-        sizes: list[int | None] = []
+        #: The bytes of each part of the plan, where known (not for stdin or a pipe).
+        self.sizes: list[int | None] = []
         for path in paths:
             for fmt, entries, size in self._plan_one(path, input_format):
                 self.plan.append((path, fmt, entries))
-                sizes.append(size)
+                self.sizes.append(size)
         self.report.hints += layout_hints([path for path, fmt, entries in self.plan
                                             if fmt in ("folder", "email", "mbox") and not entries])
         # The entries of folders and maildirs are (path, label, ...): the classes they promise.
         self.report.listed_classes.update(entry[1] for _, fmt, entries in self.plan for entry in entries)
-        self.total_bytes = None if None in sizes else sum(s for s in sizes if s is not None)
+        self.total_bytes = None if None in self.sizes else sum(s for s in self.sizes if s is not None)
 
     def _plan_one(self, path: str, input_format: str | None) -> list[tuple[str | None, list, int | None]]:
         """How to read one DATA argument: (format, entries, bytes) for each of its parts."""
@@ -423,15 +423,8 @@ class LabelledCorpus:
         if piped and hasattr(stream, "peek"):  # a zip's first line is short: what follows tells what it is
             head += stream.peek(STREAM_HEAD)[:STREAM_HEAD]
         check_splits_into_lines(head, self.encoding, source)
-        if fmt is None:
-            kind = stream_not_text(head) if piped else by_name(not_text(first), source)
-            if kind is not None:  # an image, or a model file given as data, is no lines of text
-                raise DataError(f"{source}: not text ({kind}), so not labelled documents")
-            fmt = sniff(first)
-            if fmt is None:
-                array = f"; {JSON_ARRAY}" if first.lstrip().startswith(b"[") else ""
-                raise DataError(f"{source}: cannot tell the format from the name or the first line; "
-                                f"set `input_format` (folder, tsv, jsonl or fasttext){array}")
+        if fmt is None:  # an image, or a model file given as data, is no lines of text
+            fmt = told_format(first, source, stream_not_text(head) if piped else by_name(not_text(first), source))
         # The first line goes on where it was cut to be told by: the rest is the same document.
         yield from read_labelled_lines(bounded_lines(stream, self.limit, first), source, fmt, self.report,
                                        encoding=self.encoding, progress=progress)

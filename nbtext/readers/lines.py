@@ -37,6 +37,19 @@ def sniff(first_line: bytes) -> str | None:
     return None
 
 
+def told_format(first_line: bytes, source: str, not_text_kind: str | None) -> str:
+    """The labelled line format of ``source``, told by its ``first_line``; a DataError where it is
+    not text (``not_text_kind``, such as an image or a model file) or looks like no line format."""
+    if not_text_kind is not None:
+        raise DataError(f"{source}: not text ({not_text_kind}), so not labelled documents")
+    fmt = sniff(first_line)
+    if fmt is None:
+        array = f"; {JSON_ARRAY}" if first_line.lstrip().startswith(b"[") else ""
+        raise DataError(f"{source}: cannot tell the format from the name or the first line; "
+                        f"set `input_format` (folder, tsv, jsonl or fasttext){array}")
+    return fmt
+
+
 class TooLong(NamedTuple):
     """In place of a line longer than the cap on one document: its size, and the cap."""
 
