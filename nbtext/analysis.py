@@ -38,7 +38,7 @@ _PICTOGRAPH = ("[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u
 _EMOJI_PART = f"{_PICTOGRAPH}(?:[\U0001f3fb-\U0001f3ff\ufe0f\u20e3\U000e0020-\U000e007f])*"
 EMOJI = f"[0-9#*]\ufe0f?\u20e3|[\U0001f1e6-\U0001f1ff]{{2}}|{_EMOJI_PART}(?:\u200d{_EMOJI_PART})*"
 #: ``MARKS_BY_CHARACTER``, with each emoji sequence one token.
-MARKS = re.compile(f"{EMOJI}|\\w+|[^\\w\\s]")
+MARKS = f"{EMOJI}|\\w+|[^\\w\\s]"
 #: For ASCII text, every non-word byte becomes a space, so ``str.split`` finds the word runs
 #: without the regex engine (about a third faster on 20 Newsgroups).
 _ASCII_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
@@ -281,6 +281,18 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+@functools.cache
+def _compiled_marks() -> re.Pattern[str]:
+    # Compiled on first use: the emoji classes take a millisecond or two, which every start-up
+    # (one predict in a shell loop) would pay for a kind of tokens it seldom uses.
+    return re.compile(MARKS)
+
+
+def marks(text: str) -> list[str]:
+    """Every run of word characters, every emoji sequence, and every other mark, in order."""
+    return _compiled_marks().findall(text)
+
+
 def all_words(text: str) -> list[str]:
     """Every run of Unicode word characters, one-character ones too, in order."""
     if text.isascii():
@@ -293,7 +305,7 @@ def all_words(text: str) -> list[str]:
 #: names together (``comp.sys.mac``, ``jo@cs.cmu.edu``, ``3.1``, ``don't``), or every run and
 #: every mark (``!``, ``$``).
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {"words": words, "all-words": all_words,
-                                                     "joined": JOINED.findall, "marks": MARKS.findall}
+                                                     "joined": JOINED.findall, "marks": marks}
 TOKENS = tuple(TOKENIZERS)
 #: A model trained with ``marks`` before emoji sequences were kept whole reads its tokens as it
 #: was trained, character by character: its model file says ``marks`` without
@@ -303,7 +315,7 @@ TOKENIZERS[MARKS_BY_CHARACTER_KIND] = MARKS_BY_CHARACTER.findall
 #: Each kind of tokens as a regular expression (Python's, Unicode-aware ``\w``), for programs
 #: that score an exported model (``Model.linear_form``) without nbtext.
 TOKEN_PATTERNS = {"words": _WORD.pattern, "all-words": _RUN.pattern, "joined": JOINED.pattern,
-                  "marks": MARKS.pattern, MARKS_BY_CHARACTER_KIND: MARKS_BY_CHARACTER.pattern}
+                  "marks": MARKS, MARKS_BY_CHARACTER_KIND: MARKS_BY_CHARACTER.pattern}
 
 
 def load_stop_words(spec: str | None, *, lowercase: bool = True) -> frozenset[str]:

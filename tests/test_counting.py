@@ -384,10 +384,10 @@ _EMOJI_CHARACTERS = re.compile(r"[\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2
 @settings(max_examples=300, deadline=None)
 @given(text=st.text())
 def test_marks_read_text_without_emoji_as_before(text):
-    from nbtext.analysis import MARKS, MARKS_BY_CHARACTER
+    from nbtext.analysis import MARKS_BY_CHARACTER, marks
 
     plain = _EMOJI_CHARACTERS.sub("", text)
-    assert MARKS.findall(plain) == MARKS_BY_CHARACTER.findall(plain)
+    assert marks(plain) == MARKS_BY_CHARACTER.findall(plain)
 
 
 def test_a_marks_model_trained_before_emoji_sequences_reads_as_it_was_trained(tmp_path):
