@@ -16,6 +16,7 @@ still exact sums: ``train --update`` and ``merge`` add to it exactly.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,8 @@ from .training import count_all
 #: by ``benchmarks/semisupervised.py`` on 20 Newsgroups (docs/guides/training.md).
 EM_WEIGHT = 0.1
 EM_ITERATIONS = 20
+#: EM stops when the log-likelihood rises by less than this share of itself.
+EM_TOLERANCE = 1e-4
 #: The model EM trains where its user sets none (option -> value): Nigam et al.'s Multinomial
 #: NB over words, stop words left out, with light smoothing and the words of one document only
 #: pruned. nbtext's own defaults (Complement NB, bigrams, log counts) lose accuracy under EM
@@ -54,9 +57,6 @@ def em_settings() -> dict[str, Any]:
     """The model settings of ``EM_DEFAULTS``."""
     return {name: EM_DEFAULTS[name] for name in ("variant", "alpha", "min_df")}
 
-
-#: EM stops when the log-likelihood rises by less than this share of itself.
-EM_TOLERANCE = 1e-4
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,8 @@ class DocumentCounts:
     def vocabulary(self, settings: dict[str, Any]) -> np.ndarray:
         """The terms (indices) a model of these documents keeps by ``settings``' pruning, each
         document counted once, labelled or not."""
-        every = self.class_sums(np.ones((self.rows["doc_freq"].shape[0], 1)), ["*"])
+        pruned_by = dataclasses.replace(self, rows={name: self.rows[name] for name in ("doc_freq", "term_counts")})
+        every = pruned_by.class_sums(np.ones((self.rows["doc_freq"].shape[0], 1)), ["*"])
         return every.keep_terms(settings["min_df"], settings["max_df"], settings["max_features"])
 
     def matrix(self, rows: np.ndarray) -> CountMatrix:
