@@ -624,7 +624,7 @@ class Model:
         idf = kept["idf"]
         if idf is not None:
             checked(bool(np.all(array_of(idf, "kept.idf", np.float64, len(index)) > 0)), "kept.idf", "positive")
-        _check_settings(payload["settings"], counts.classes)
+        _check_settings(payload["settings"], counts.classes, float(counts.class_docs.sum()) if len(index) else None)
         _check_summary(payload["summary"])
         columns = None
         if payload.get("columns") is not None:
@@ -649,9 +649,9 @@ def _smoothing(alpha: Any) -> bool:
             and 0 < alpha <= MAX_ALPHA)
 
 
-def _check_settings(settings: Any, classes: Sequence[str]) -> None:
-    """A ValueError where a model file's ``settings`` are not what nbtext writes; the Model checks
-    unknown keys and the variant."""
+def _check_settings(settings: Any, classes: Sequence[str], documents: float | None) -> None:
+    """A ValueError where a model file's ``settings`` are not what nbtext writes, or prune away
+    every term of the ``documents`` it kept terms of; the Model checks unknown keys and the variant."""
     checked(isinstance(settings, dict), "settings", "a dict")
     checked(_smoothing(settings.get("alpha")), "settings.alpha", f"a smoothing above 0 and at most {MAX_ALPHA:g}")
     for name in ("fit_prior", "norm", "idf"):
@@ -660,6 +660,9 @@ def _check_settings(settings: Any, classes: Sequence[str]) -> None:
         value = settings.get(name, 1)
         checked(type(value) in (int, float) and math.isfinite(value) and value >= 0, f"settings.{name}",
                 "a count or a proportion")
+    min_df = settings.get("min_df", 1)  # a count, or a proportion of the documents
+    checked(documents is None or min_df * (documents if type(min_df) is float else 1) <= documents,
+            "settings.min_df", "one that leaves the terms kept")
     max_features = settings.get("max_features")
     checked(max_features is None or (type(max_features) is int and max_features >= 1), "settings.max_features",
             "a count")
@@ -701,6 +704,7 @@ def _check_summary(summary: Any) -> None:
             checked(type(summary[key]) in types, f"summary.{key}", " or ".join(t.__name__ for t in types))
     checked(all(type(label) is str and type(n) is int for label, n in summary["documents_per_class"].items()),
             "summary.documents_per_class", "a count for each class")
+    checked(all(type(path) is str for path in summary.get("inputs", [])), "summary.inputs", "a list of paths")
 
 
 def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
@@ -718,9 +722,7 @@ def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:
 def _texts_stored(texts: Any) -> np.ndarray | None:
     """A model file's digests of the texts it was trained on; a ValueError where they are not
     what a model writes."""
-    if texts is None:
-        return None
-    if not isinstance(texts, np.ndarray) or texts.dtype != np.uint64 or texts.ndim != 1:
+    if texts is not None and not (isinstance(texts, np.ndarray) and texts.dtype == np.uint64 and texts.ndim == 1):
         raise ValueError("texts: not an array of 64-bit digests")
     return texts
 
@@ -770,8 +772,7 @@ def _texts(texts: Iterable[str]) -> Sequence[str]:
     document that is not a string (None, a number, undecoded bytes)."""
     if isinstance(texts, str):
         raise TypeError("texts must be a list of documents, not one string")
-    if not isinstance(texts, (list, tuple)):
-        texts = list(texts)
+    texts = texts if isinstance(texts, (list, tuple)) else list(texts)
     if not all(isinstance(text, str) for text in texts):
         i, text = next((i, text) for i, text in enumerate(texts) if not isinstance(text, str))
         fix = "; decode bytes first" if isinstance(text, (bytes, bytearray)) else ""

@@ -55,9 +55,12 @@ def commands(model: Path, original: Path, scratch: Path) -> list[tuple[list, int
 
 
 #: What a command may say of a damaged model (a part the first day's layouts lacked, in a file of
-#: format 1, is taken for one of them); or of one that is no filter, to filter and learn.
+#: format 1, is taken for one of them); or of one that is no filter, to filter and learn; or,
+#: to merge, how it differs from the sound one, where the damage made a model that could be
+#: sound (a filter's doc_norm l2 replaced by none: no check can tell its counts from such a
+#: model's).
 SAID = ("damaged nbtext model", "not an nbtext model file", "written by an early build of nbtext", "made by nbtext",
-        "not a spam filter")
+        "not a spam filter", "cannot add counts weighted differently")
 
 
 def answers(model: Path) -> str:
