@@ -62,7 +62,7 @@ JOBS = (None, available_cores(), 1)
 
 #: nbtext options that give exactly CountVectorizer() + MultinomialNB().
 SKLEARN_EQUIVALENT = ["--variant", "multinomial", "--alpha", "1", "--ngram-range", "1,1", "--tokens", "words",
-                      "--min-df", "1", "--tf", "raw", "--doc-norm", "none", "--no-idf"]
+                      "--no-cjk-bigrams", "--min-df", "1", "--tf", "raw", "--doc-norm", "none", "--no-idf"]
 
 _SKLEARN_TRAIN = r"""
 import sys, time, json, os

@@ -74,6 +74,13 @@ class Analyzer:
     headers : tuple of str
         Mail headers whose words join the document as prefixed tokens (``subject_free``);
         kept here so that every command reads mail the way training did.
+    cjk_bigrams : bool
+        Read Chinese, Japanese and Korean text in overlapping pairs of characters (``東京都`` gives
+        ``東京`` and ``京都``), as search engines without a dictionary do: these languages write
+        no spaces between words, so a run of their characters, a whole sentence, would otherwise
+        be one token seen once. A lone character is a token of its own (which ``words`` drops, as
+        it drops every one-character word). A model file without this setting was trained
+        before it existed, and reads its runs whole.
     hash_features : int or None
         Replace each feature by one of this many buckets, ``#`` and the CRC-32 of its UTF-8
         bytes modulo the count (the same in every process and on every machine), so the
@@ -107,6 +114,7 @@ class Analyzer:
     stop_words: frozenset[str] = field(default_factory=frozenset)
     headers: tuple[str, ...] = ()
     hash_features: int | None = None
+    cjk_bigrams: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "headers", tuple(h.strip().lower() for h in self.headers if h.strip()))
@@ -165,6 +173,8 @@ class Analyzer:
         return features
 
     def _words(self, text: str) -> list[str]:
+        if self.cjk_bigrams:
+            text = cjk_bigrams(text)
         tokens = TOKENIZERS[self.tokens](text)
         if self.stop_words:
             tokens = [token for token in tokens if token not in self.stop_words]
@@ -187,6 +197,7 @@ class Analyzer:
             "stop_words": sorted(self.stop_words),
             "headers": list(self.headers),
             "hash_features": self.hash_features,
+            "cjk_bigrams": self.cjk_bigrams,
         }
         if self.tokens == "marks":  # else read as the models trained before, character by character
             data["emoji_sequences"] = True
@@ -206,7 +217,8 @@ class Analyzer:
                 and (data.get("char_ngrams") is None or bounds(data["char_ngrams"]))
                 and type(data.get("tokens", "words")) is str and type(data.get("lowercase")) is bool
                 and strings(data.get("stop_words")) and strings(data.get("headers", []))
-                and (data.get("hash_features") is None or type(data["hash_features"]) is int)):
+                and (data.get("hash_features") is None or type(data["hash_features"]) is int)
+                and type(data.get("cjk_bigrams", False)) is bool):
             raise TypeError(f"analyzer settings of the wrong types: {data!r:.200}")
         tokens = data.get("tokens", "words")
         if tokens == "marks" and data.get("emoji_sequences") is not True:
@@ -220,6 +232,7 @@ class Analyzer:
             stop_words=frozenset(data["stop_words"]),
             headers=tuple(data.get("headers", ())),
             hash_features=data.get("hash_features"),
+            cjk_bigrams=data.get("cjk_bigrams", False),
         )
 
 
@@ -279,6 +292,44 @@ def words(text: str) -> list[str]:
     if text.isascii():
         return [token for token in text.translate(_ASCII_NON_WORD).split() if len(token) > 1]
     return _WORD.findall(text)
+
+
+#: The letters of Chinese, Japanese and Korean writing: Han ideographs (with the iteration and
+#: Hangzhou marks), Hiragana, Katakana (half-width too), and Hangul syllables and jamo.
+CJK = ("\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+       "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff\uff66-\uffdc"
+       "\U00020000-\U0003134f")
+#: A run of CJK characters not joined to a ``_`` before it: a mail header's token (``from_王小明``,
+#: ``readers.mail.header_tokens``) is one name, and stays whole.
+CJK_RUN = re.compile(f"(?<![_{CJK}])[{CJK}]+")
+_WORD_PIECES = re.compile(r"(\w+)")
+
+
+def cjk_bigrams(text: str) -> str:
+    """``text`` with each run of CJK characters written as its overlapping pairs of characters,
+    spaced apart from each other and from what is around them (a lone character as itself),
+    for any tokenizer to take each pair as a word.
+
+    >>> cjk_bigrams("Visit 東京都 now, 日本!")
+    'Visit  東京 京都  now,  日本 !'
+    """
+    if text.isascii():  # a flag Python keeps: no pass over the text
+        return text
+    return CJK_RUN.sub(_pairs, text)
+
+
+def _pairs(run: re.Match[str]) -> str:
+    characters = run.group()
+    if not characters.isalnum():  # a mark among them (the katakana middle dot): pairs on each side of it
+        pieces = _WORD_PIECES.split(characters)
+        return " ".join(_paired(piece) if i % 2 else piece for i, piece in enumerate(pieces) if piece)
+    return _paired(characters)
+
+
+def _paired(characters: str) -> str:
+    if len(characters) == 1:
+        return f" {characters} "
+    return f" {' '.join(map(operator.add, characters, characters[1:]))} "
 
 
 @functools.cache

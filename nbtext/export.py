@@ -24,6 +24,7 @@ from typing import IO, Any
 import numpy as np
 
 from ._version import __version__
+from .analysis import CJK_RUN
 from .errors import DataError
 from .model import Model
 
@@ -36,8 +37,15 @@ _NPZ_ARRAYS = ("weights", "bias", "terms", "classes", "idf")
 
 def exported(model: Model) -> dict[str, Any]:
     """``model.linear_form()`` as plain data (lists, not arrays), with the format named."""
+    return {**_described(model), **_plain(model.linear_form())}
+
+
+def _described(model: Model) -> dict[str, Any]:
+    """The format, and the pattern of the CJK runs whose pairs of characters are tokens (None
+    where the model reads them whole), which ``linear_form`` leaves to the analyzer."""
+    pairs = model.analyzer.analyzer == "word" and model.analyzer.cjk_bigrams
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "nbtext_version": __version__,
-            **_plain(model.linear_form())}
+            "cjk_run_pattern": CJK_RUN.pattern if pairs else None}
 
 
 def write_export(model: Model, out: IO[Any], fmt: str) -> None:
@@ -75,9 +83,7 @@ def write_export(model: Model, out: IO[Any], fmt: str) -> None:
                   "classes": np.array(form["classes"], dtype=str),
                   "idf": form["idf"] if form["idf"] is not None else np.zeros(0)}
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, meta=np.array(json.dumps({"format": FORMAT, "format_version": FORMAT_VERSION,
-                                                              "nbtext_version": __version__, **_plain(meta)})),
-                            **arrays)
+        np.savez_compressed(buffer, meta=np.array(json.dumps({**_described(model), **_plain(meta)})), **arrays)
         out.write(buffer.getvalue())
 
 

@@ -329,6 +329,8 @@ def train_options(model) -> dict[str, Any]:
     if analyzer.analyzer == "word":
         options["tokens"] = analyzer.tokens
     options["lowercase"] = analyzer.lowercase
+    if analyzer.analyzer == "word":
+        options["cjk_bigrams"] = analyzer.cjk_bigrams
     if analyzer.stop_words:
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # scikit-learn: 0.5 s, for this list alone
 

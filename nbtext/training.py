@@ -8,6 +8,7 @@ and not with the corpus (held-out training and calibration hold them, to score t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from array import array
 from collections import Counter
@@ -17,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .analysis import Analyzer
+from .analysis import CJK_RUN, Analyzer
 from .batches import (
     BATCH_SIZE,
     batched,
@@ -40,6 +41,7 @@ from .readers import Document, Reading
 from .readers.corpus import LabelledCorpus
 from .readers.document import document_digest, labels_of
 from .tabular import ColumnSums, describe
+from .terms import PackedTerms
 
 
 def count_all(documents: Iterable[Document], analyzer: Analyzer, *, tf: str, doc_norm: str | None,
@@ -464,6 +466,7 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     vocabulary is the same however the data were split.
     """
     first, *rest = models
+    analyzer = _merged_analyzer(models)
     counts, columns = first.counts, first.columns
     for other in rest:
         if (columns is None) != (other.columns is None) or (columns and other.columns
@@ -472,13 +475,8 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
                             f"{describe(other.columns)}")
         if columns is not None and other.columns is not None:
             columns = columns.merge(other.columns)
-        if other.analyzer != first.analyzer:
-            mine, theirs = first.analyzer.to_dict(), other.analyzer.to_dict()
-            differ = "; ".join(f"{key} {mine.get(key)} vs {theirs.get(key)}"
-                               for key in sorted(mine.keys() | theirs.keys()) if mine.get(key) != theirs.get(key))
-            raise DataError(f"cannot merge models whose analyzers differ: {differ}")
         counts = counts.merge(other.counts)
-    merged = _rebuild(first, counts, settings, columns)
+    merged = _rebuild(first, counts, settings, columns, analyzer=analyzer)
     # Trained on every part's data; a held-out or tuned score was one part's, not the whole's.
     merged.summary["inputs"] = list(dict.fromkeys(data for model in models for data in model.summary.get("inputs", [])))
     for key in ("held_out", "tuned"):
@@ -494,11 +492,36 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     return merged
 
 
+def _merged_analyzer(models: list[Model]) -> Analyzer:
+    """The analyzer the ``models`` share; a DataError naming what differs where they do not. A
+    model trained before CJK runs were read in pairs reads them whole: merged with one that
+    reads pairs, where neither ever saw a CJK character (their counts are what either reading
+    gives), the merged model reads pairs."""
+    analyzer = models[0].analyzer
+    for other in models[1:]:
+        pairs = dataclasses.replace(analyzer, cjk_bigrams=True)
+        if other.analyzer != analyzer and dataclasses.replace(other.analyzer, cjk_bigrams=True) == pairs and not any(
+                CJK_RUN.search(_joined(model.counts.terms)) for model in models):
+            analyzer = pairs
+        elif other.analyzer != analyzer:
+            mine, theirs = analyzer.to_dict(), other.analyzer.to_dict()
+            differ = "; ".join(f"{key} {mine.get(key)} vs {theirs.get(key)}"
+                               for key in sorted(mine.keys() | theirs.keys()) if mine.get(key) != theirs.get(key))
+            raise DataError(f"cannot merge models whose analyzers differ: {differ}")
+    return analyzer
+
+
+def _joined(terms: Sequence[str]) -> str:
+    """Every term, one a line, in one string (a model's packed terms without a string each)."""
+    return terms.blob.tobytes().decode("utf-8", "surrogatepass") if isinstance(terms, PackedTerms) else "\n".join(terms)
+
+
 def _rebuild(model: Model, counts: FrozenCounts, settings: dict[str, Any] | None,
-             columns: ColumnSums | None) -> Model:
+             columns: ColumnSums | None, *, analyzer: Analyzer | None = None) -> Model:
     # The training time an older file stored would be stale: files store none now.
     summary = {key: value for key, value in model.summary.items() if key != "seconds"}
-    merged = Model(model.analyzer, counts, {**model.settings, **(settings or {})}, summary, columns=columns)
+    merged = Model(analyzer or model.analyzer, counts, {**model.settings, **(settings or {})}, summary,
+                   columns=columns)
     return finished(merged)
 
 

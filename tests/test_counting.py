@@ -407,3 +407,59 @@ def test_a_marks_model_trained_before_emoji_sequences_reads_as_it_was_trained(tm
     assert old("ok \U0001f44d\U0001f3fd") == ["ok", "\U0001f44d", "\U0001f3fd"]
     assert old.to_dict() == before
     assert Analyzer.from_dict(model.analyzer.to_dict())("ok \U0001f44d\U0001f3fd") == ["ok", "\U0001f44d\U0001f3fd"]
+
+
+def test_cjk_runs_are_read_in_overlapping_pairs():
+    """Chinese, Japanese and Korean write no spaces between words: a run of their characters
+    gives its pairs, as Lucene's CJK analyzer does; the rest of the text is read as before."""
+    read = Analyzer(tokens="all-words")
+    assert read("東京都に行く") == ["東京", "京都", "都に", "に行", "行く"]
+    assert read("한국어 사전") == ["한국", "국어", "사전"]
+    assert read("Python中文, 中 and ﾃｽﾄ") == ["python", "中文", "中", "and", "ﾃｽ", "ｽﾄ"]
+    assert read("テスト・データ") == ["テス", "スト", "デー", "ータ"]  # the middle dot is no letter
+    assert read("from_王小明 subject") == ["from_王小明", "subject"]  # a header's token is one name
+    assert Analyzer()("中 文字") == ["文字"]  # words drops a lone character, as it drops "a"
+    assert Analyzer(tokens="marks")("買う！") == ["買う", "！"]
+    assert Analyzer(ngram_range=(2, 2))("東京都") == ["東京 京都"]
+    assert Analyzer(cjk_bigrams=False)("東京都に行く x") == ["東京都に行く"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text())
+def test_text_without_cjk_is_read_as_before(text):
+    plain = re.sub("[\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+                   "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]", "", text)
+    for tokens in ("words", "all-words", "joined", "marks"):
+        assert Analyzer(tokens=tokens)(plain) == Analyzer(tokens=tokens, cjk_bigrams=False)(plain)
+
+
+def test_a_model_trained_before_cjk_pairs_reads_runs_whole(tmp_path):
+    """Its analyzer says nothing of CJK pairs: it reads each run whole, as it was trained."""
+    from nbtext.model import Model
+
+    from .conftest import TICKETS, run
+
+    run(["train", TICKETS / "train", "--ngram-range", "1,1", "-o", tmp_path / "m"])
+    settings = Model.load(tmp_path / "m").analyzer.to_dict()
+    assert settings["cjk_bigrams"] is True
+    old = Analyzer.from_dict({key: value for key, value in settings.items() if key != "cjk_bigrams"})
+    assert old.cjk_bigrams is False and old("東京都 ok") == ["東京都", "ok"]
+    assert Analyzer.from_dict(settings)("東京都 ok") == ["東京", "京都", "ok"]
+
+
+def test_chinese_spam_is_read_in_pairs_that_recur():
+    """SpamAssassin's Chinese and Korean spam (gb2312, big5, ks_c_5601): read whole, its runs
+    are sentences, nearly all seen once; read in pairs, its words recur across messages."""
+    cjk = re.compile("[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+    mail = [d.text for d in LabelledCorpus([str(corpus_path("spamassassin-2003"))], input_format="email")
+            if len(cjk.findall(d.text)) >= 10]
+    assert len(mail) >= 15
+
+    def recurring(analyzer: Analyzer) -> tuple[int, int]:
+        seen = [{t for t in analyzer(text) if cjk.search(t)} for text in mail]
+        everywhere = [t for tokens in seen for t in tokens]
+        return len(everywhere), sum(everywhere.count(t) > 1 for t in set(everywhere))
+
+    pairs, runs = recurring(Analyzer(tokens="all-words")), recurring(Analyzer(tokens="all-words", cjk_bigrams=False))
+    assert pairs[1] > 300 and pairs[1] > 5 * runs[1]  # 378 distinct tokens in two messages or more, against 53
+    assert {"網路", "電話", "公司"} <= {t for text in mail for t in Analyzer()(text)}

@@ -19,8 +19,9 @@ import pytest
 from nbtext import __version__
 from nbtext.errors import EXIT_DATA_ERROR
 from nbtext.model import Model
+from nbtext.readers import LabelledCorpus
 
-from .conftest import REPO, TICKETS, run
+from .conftest import REPO, TICKETS, corpus_path, run
 
 MODELS = REPO / "tests" / "golden" / "models"
 
@@ -127,6 +128,28 @@ def test_a_saved_model_updated_or_merged_keeps_no_stored_time(tmp_path):
     for name in ("updated", "merged"):
         summary = Model.load(tmp_path / f"{name}.joblib").summary
         assert "seconds" not in summary and summary["documents"] == 243 + 120, name
+
+
+def test_a_model_that_reads_cjk_runs_whole_merges_where_it_never_saw_one(tmp_path):
+    """Models trained before CJK runs were read in pairs read them whole. Merged with one that
+    reads pairs, where neither saw a CJK character, the counts are what either reading gives:
+    the merged model reads pairs. Where one saw Chinese text (SpamAssassin's spam), the two
+    readings gave other counts, and merge says how the analyzers differ."""
+    run(["train", TICKETS / "test", "--no-cjk-bigrams", "-o", tmp_path / "whole.joblib"])
+    run(["train", TICKETS / "train", "-o", tmp_path / "pairs.joblib"])
+    run(["merge", tmp_path / "whole.joblib", tmp_path / "pairs.joblib", "-o", tmp_path / "merged.joblib"])
+    merged = Model.load(tmp_path / "merged.joblib")
+    assert merged.analyzer.cjk_bigrams and merged.summary["documents"] == 120 + 243
+    assert merged.predict(["東京都 refund"]) == merged.predict(["refund"])
+
+    chinese = [d.text for d in LabelledCorpus([str(corpus_path("spamassassin-2003"))], input_format="email")
+               if len(re.findall("[\u4e00-\u9fff]", d.text)) > 100]
+    lines = "".join("billing\t" + " ".join(text.split()) + "\n" for text in chinese)
+    (tmp_path / "chinese.tsv").write_text(lines, encoding="utf-8")
+    run(["train", TICKETS / "test", tmp_path / "chinese.tsv", "--no-cjk-bigrams", "-o", tmp_path / "saw.joblib"])
+    result = run(["merge", tmp_path / "saw.joblib", tmp_path / "pairs.joblib", "-o", tmp_path / "no.joblib"],
+                 expect=EXIT_DATA_ERROR)
+    assert result.stderr == "Error: cannot merge models whose analyzers differ: cjk_bigrams False vs True\n"
 
 
 def test_a_file_of_format_2_holds_the_checksum_of_what_it_holds():

@@ -448,7 +448,7 @@ def test_lines_ended_by_carriage_returns_alone_are_read_as_lines(tmp_path):
     for path in (lf, cr):
         run(["train", path, "-o", tmp_path / f"{path.stem}.joblib"])
     info = [run(["info", tmp_path / f"{end}.joblib"]).stdout.replace(f"{end}.", "") for end in ("lf", "cr")]
-    assert info[0] == info[1] and "\nvocabulary: 51,708 terms" in info[0]
+    assert info[0] == info[1] and "\nvocabulary: 51,710 terms" in info[0]
     texts = b"".join(line.split(b"\t", 1)[1] + b"\n" for line in sms.splitlines()[:2000])
     (tmp_path / "lf.txt").write_bytes(texts)
     (tmp_path / "cr.txt").write_bytes(texts.replace(b"\n", b"\r"))

@@ -33,6 +33,7 @@ ANALYZERS = {
     "bigrams, stop words": Analyzer(ngram_range=(2, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "uni+bigrams, stop words": Analyzer(ngram_range=(1, 2), stop_words=frozenset(ENGLISH_STOP_WORDS)),
     "case kept": Analyzer(ngram_range=(1, 2), lowercase=False),
+    "CJK runs whole": Analyzer(ngram_range=(1, 2), cjk_bigrams=False),
     "all-words uni+bigrams": Analyzer(ngram_range=(1, 2), tokens="all-words"),
     "all-words, stop words": Analyzer(ngram_range=(1, 2), tokens="all-words",
                                       stop_words=frozenset(ENGLISH_STOP_WORDS)),
@@ -158,6 +159,7 @@ def test_growing_table_counts_what_the_analyzer_counts_on_real_text(mail_and_new
     assert len(vocabulary) > 20_000
     if name == "uni+bigrams":
         assert any(len(t.encode()) > 8 and not t.isascii() for t in vocabulary)  # hashed, non-ASCII keys too
+        assert {"網路", "電話", "公司"} <= set(vocabulary)  # Chinese spam, its CJK runs read in pairs
 
 
 @needs_scanner
@@ -297,7 +299,7 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
 @settings(max_examples=200, deadline=None)
 @given(
     texts=batches_of(list("ab_9 Zé\x00ßİ.-@'\u0394\u03a3\u4e2d\ud800\n’—\xa0\u0301²\U0001d7d8\U0001f600\u212a")
-                     + ["xyzxyzxyzq", "ÉÉÉÉ", "ΟΔΟΣ"]),
+                     + ["xyzxyzxyzq", "ÉÉÉÉ", "ΟΔΟΣ", "東京都", "한국어", "ー", "・", "ｶﾀ", "\u3099", "_"]),
     name=st.sampled_from(list(ANALYZERS)),
     scanner=st.sampled_from(["compiled", "numpy"]),
 )
@@ -305,7 +307,8 @@ def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
     """Word characters in and out of ASCII, of 1 to 4 bytes in UTF-8 (中, 𝟘), characters that
     are not (’, —, a no-break space, a combining accent, 😀), NUL, a lone surrogate, long runs
     that get hashed, letters that change length when lowercased (İ, the Kelvin sign) or by the
-    letters beside them (Σ); in one batch and one by one."""
+    letters beside them (Σ), CJK runs read in pairs (beside a ``_``, a mark among them, a
+    combining kana mark); in one batch and one by one."""
     plain_rows, fast_rows, _ = plain_and_fast(ANALYZERS[name], [texts], scanner)
     assert plain_rows == fast_rows
     assert plain_and_fast(ANALYZERS[name], [[t] for t in texts], scanner)[:2] == (plain_rows, fast_rows)

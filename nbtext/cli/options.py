@@ -208,6 +208,10 @@ def analyzer_options(command: Callable) -> Callable:
                           "marks: every run, and each mark (! $ ?) as a token of its own, as spam filters keep "
                           "them, each emoji sequence (a skin tone, a family, a flag) whole."),
         click.option("--lowercase/--no-lowercase", default=True, show_default=True),
+        click.option("--cjk-bigrams/--no-cjk-bigrams", default=True, show_default=True,
+                     help="Read Chinese, Japanese and Korean text, which puts no spaces between words, in "
+                          "overlapping pairs of characters (東京都: 東京 京都), as search engines do; else a "
+                          "run of such characters is one token."),
         click.option("--stop-words", metavar="LANGUAGE|FILE",
                      help="Drop these words: scikit-learn's English list (english), another language's list by "
                           "its name or ISO code (german, de; the stop-words package's 33 languages), or a UTF-8 "
@@ -238,8 +242,8 @@ def analyzer_options(command: Callable) -> Callable:
 
 
 #: Options fixed when documents are counted: --update keeps the model's.
-ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "tokens", "lowercase", "stop_words", "tf", "binary",
-                    "doc_norm", "headers", "hash_features")
+ANALYZER_OPTIONS = ("analyzer", "ngram_range", "char_ngrams", "tokens", "lowercase", "cjk_bigrams", "stop_words", "tf",
+                    "binary", "doc_norm", "headers", "hash_features")
 
 
 #: The options that set the model's Naive Bayes core and its pruning (the rest of training's).

@@ -18,7 +18,8 @@ def training_setup(options: dict[str, Any]) -> tuple[Analyzer, dict[str, Any], d
     stop_words = load_stop_words(options["stop_words"], lowercase=options["lowercase"])
     analyzer = Analyzer(analyzer=options["analyzer"], ngram_range=options["ngram_range"],
                         char_ngrams=options["char_ngrams"], tokens=tokens, lowercase=options["lowercase"],
-                        stop_words=stop_words, headers=options["headers"] or (), hash_features=options["hash_features"])
+                        stop_words=stop_words, headers=options["headers"] or (), hash_features=options["hash_features"],
+                        cjk_bigrams=options["cjk_bigrams"])
     weighting = {"tf": "binary" if options["binary"] else options["tf"],
                  "doc_norm": None if options["doc_norm"] == "none" else options["doc_norm"]}
     settings = {name: options[name] for name in NB_OPTIONS}

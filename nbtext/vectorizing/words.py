@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..analysis import Analyzer
+from ..analysis import Analyzer, cjk_bigrams
 from ..matrices import CountMatrix, count_matrix
 from ..terms import GrowingVocabulary, PackedTerms, pack_terms, sorted_union
 from . import scanner
@@ -293,6 +293,8 @@ class WordTable:
         thread can do it for the next batch meanwhile."""
         if self._chars:
             return character_buffer(texts, self.analyzer.lowercase, self.analyzer.ngram_range)
+        if self.analyzer.cjk_bigrams:
+            texts = [cjk_bigrams(text) if isinstance(text, str) else text for text in texts]  # else text_buffer's error
         buffer, doc_starts = text_buffer(texts, self.analyzer.lowercase)
         if self._scanned is not None:
             return Buffered(buffer, doc_starts)
