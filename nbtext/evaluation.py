@@ -20,7 +20,7 @@ from .analysis import Analyzer
 from .calibration import reliability, tempered
 from .errors import DataError
 from .folds import stratified_folds
-from .metrics import evaluate, seen_by_text
+from .metrics import MULTI_LABEL_THRESHOLD, evaluate, multi_label, seen_by_text
 from .model import Explanation, Model
 from .readers import Document, Reading, ReadReport
 from .readers.document import labels_of, without_known_words
@@ -80,7 +80,7 @@ class Evaluation:
 
 def evaluate_model(model: Model, documents: Iterable[Document], read_report: ReadReport | None = None, *,
                    spam_filter: SpamFilter | None = None, wrong: bool = False,
-                   explain: int | None = None) -> Evaluation:
+                   explain: int | None = None, threshold: float | None = None) -> Evaluation:
     """How ``model`` fares on labelled ``documents``, read as they come, and with ``spam_filter``
     (the model's, at the cut-offs a user gave) its verdicts too.
 
@@ -89,7 +89,10 @@ def evaluate_model(model: Model, documents: Iterable[Document], read_report: Rea
     trained on (it keeps theirs), and which texts came under several labels; the documents in
     which the model knows no word are added to it. A corpus's DATA that gave no document is an
     error once the others are scored. With ``wrong``, each document labelled wrongly is kept,
-    with the ``explain`` words that most raised the wrong class over the true one.
+    with the ``explain`` words that most raised the wrong class over the true one. Where texts
+    came with several labels, or a ``threshold`` is given, the report's ``multi_label`` scores
+    each distinct text given every class of probability ``threshold`` or more
+    (``metrics.multi_label``; ``MULTI_LABEL_THRESHOLD`` where none is given).
 
     Examples
     --------
@@ -132,6 +135,10 @@ def evaluate_model(model: Model, documents: Iterable[Document], read_report: Rea
     if relabelled:  # a text's copies under its several labels all get one answer: right for one at most
         predicted = np.asarray(model.classes, dtype=object)[np.argmax(log_proba, axis=1)]
         report.update(multi_label_texts=relabelled, **read_report.any_label(predicted))
+    if relabelled or threshold is not None:
+        digests = np.array(read_report.texts, dtype=np.uint64)
+        report["multi_label"] = multi_label(y_true, log_proba, model.classes, digests,
+                                            threshold=MULTI_LABEL_THRESHOLD if threshold is None else threshold)
     if spam_filter is not None:
         report["filter"] = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes),
                                               np.array(y_true) == spam_filter.label)

@@ -47,7 +47,8 @@ def remembered_columns(model: Model, paths: Sequence[str], given: Columns | None
     if given is not None or not trained or not paths or not all(table_kind(path) == "records" for path in paths):
         return given
     return Columns(trained["text"], trained["label"], trained["id"], numeric=tuple(trained.get("numeric", ())),
-                   categorical=tuple(trained.get("categorical", ())), text_optional=trained.get("text_optional", False))
+                   categorical=tuple(trained.get("categorical", ())), text_optional=trained.get("text_optional", False),
+                   label_separator=trained.get("label_separator"))
 
 
 def corpus_for(model: Model, paths: Sequence[str], *, input_format: str | None = None,

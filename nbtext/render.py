@@ -306,6 +306,18 @@ def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str
     print(f"train options: {options}", file=file)
 
 
+def _multi_label_lines(figures: dict[str, Any]) -> str:
+    """eval's lines of labels scored as sets (``metrics.multi_label``)."""
+    micro, macro = figures["micro"], figures["macro"]
+    at_k = "   ".join(f"P@{k} {at['precision']:.4f}  R@{k} {at['recall']:.4f}" for k, at in figures["at_k"].items())
+    return (f"as sets of labels, each of probability {figures['threshold']:g} or more, over the {figures['texts']:,} "
+            f"distinct texts ({figures['several_labels']:,} with several; labels a text: "
+            f"{figures['labels_per_text']['true']:.2f} true, {figures['labels_per_text']['given']:.2f} given):\n"
+            f"  micro precision {micro['precision']:.4f}  recall {micro['recall']:.4f}  F1 {micro['f1']:.4f}   "
+            f"macro precision {macro['precision']:.4f}  recall {macro['recall']:.4f}  F1 {macro['f1']:.4f}\n"
+            f"  {at_k}")
+
+
 def train_options(model) -> dict[str, Any]:
     """The options of `nbtext train` that give ``model``'s settings, as ``describe`` takes them:
     every one spelled out, so that they give the same model whatever the defaults are, with
@@ -385,6 +397,8 @@ def eval_report(report: dict[str, Any], fmt: str, file: IO[str] | None = None, *
                   "scored against its own, so one answer is right for one of them at most: counted right for any "
                   f"of its text's labels, accuracy over the {report['distinct_texts']:,} distinct texts "
                   f"{report['any_label_accuracy']:.4f}", soft_wrap=True)
+    if report.get("multi_label"):
+        out.print(_multi_label_lines(report["multi_label"]), soft_wrap=True)
     if report["n_unknown_label"]:
         unknown = report["n_unknown_label"]
         named = ", ".join(f"{tsv_field(label)} {n:,}" for label, n in report["unknown_labels"].items())

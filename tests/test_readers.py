@@ -475,20 +475,21 @@ def test_bad_lines_name_file_and_line(tmp_path, content, message):
         list(LabelledCorpus([str(tmp_path / "data.tsv")]))
 
 
-def test_fasttext_words_end_at_any_white_space_and_a_line_has_one_label(tmp_path):
+def test_fasttext_words_end_at_any_white_space_and_a_line_may_have_several_labels(tmp_path):
     """fastText splits words at tabs too: '__label__spam<TAB>Win' was read as the label
-    'spam<TAB>Win'. Its multi-label lines (the cooking.stackexchange tutorial's) would have
-    kept the first label and taken the others as words: they are refused, by line."""
+    'spam<TAB>Win'. Its multi-label lines (the cooking.stackexchange tutorial's) are one copy
+    of the text a label, each from the same line; a label word with nothing after the prefix
+    is an empty label, refused by line."""
     path = tmp_path / "data.txt"
     path.write_bytes(b"__label__spam\tWin cash\n \t__label__ham\v\tSee you\n__label__ham noon\n")
     assert [(d.label, d.text) for d in LabelledCorpus([str(path)])] == [
         ("spam", "Win cash"), ("ham", "See you"), ("ham", "noon")]
     path.write_bytes(b"__label__ham fine\n__label__sauce __label__cheese How much starch?\n")
-    with pytest.raises(DataError, match=r"^.*data.txt:2: 2 labels \(__label__sauce, __label__cheese\); nbtext gives "
-                                        r"a document one class: keep one __label__LABEL a line$"):
-        list(LabelledCorpus([str(path)]))
+    assert [(d.label, d.text, d.source) for d in LabelledCorpus([str(path)])] == [
+        ("ham", "fine", f"{path}:1"), ("sauce", "How much starch?", f"{path}:2"),
+        ("cheese", "How much starch?", f"{path}:2")]
     path.write_bytes(b"__label__ham the __label__ prefix, quoted: __label__x\n")  # a label word anywhere
-    with pytest.raises(DataError, match=r"data.txt:1: 3 labels \(__label__ham, __label__, __label__x\)"):
+    with pytest.raises(DataError, match=r"data.txt:1: empty label$"):
         list(LabelledCorpus([str(path)]))
 
 

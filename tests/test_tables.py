@@ -346,7 +346,7 @@ def test_a_json_array_file_says_how_to_read_it(tmp_path):
 @pytest.mark.parametrize(("record", "error"), [
     ({"label": "spam", "text": ["win", "cash"]}, "'text' is a list; the text must be a string"),
     ({"label": "spam", "text": None}, "'text' is null; the text must be a string"),
-    ({"label": ["spam", "ham"], "text": "win cash"}, "'label' is a list; it must be a string or a number"),
+    ({"label": [["spam"], "ham"], "text": "win cash"}, "'label' is a list; it must be a string or a number"),
 ])
 def test_a_json_field_of_the_wrong_kind_is_refused_as_without_field_options(tmp_path, record, error):
     """With --label-field, a list of labels became one class named "['spam', 'ham']", and a

@@ -10,7 +10,7 @@ import click
 from .. import render
 from ..answers import wrong_lines
 from ..errors import NbtextError
-from ..evaluation import CURVE_SHARES, cross_validate, evaluate_model, learning_curve
+from ..evaluation import CURVE_SHARES, MULTI_LABEL_THRESHOLD, cross_validate, evaluate_model, learning_curve
 from ..inputs import corpus_for, training_corpus
 from ..model import Model
 from ..parallel import read_all
@@ -20,8 +20,8 @@ from ..spam import SpamFilter
 from ..spam import spam_class
 from ..spam_training import makes_a_filter
 from .common import each_once, not_over_the_data, print_classes, print_read_report, reported_on_error
-from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, PlotPath, analyzer_options, columns_of, cutoff_options,
-                      format_option, given_options, input_options, nb_options, value_column_options)
+from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, FiniteRange, PlotPath, analyzer_options, columns_of,
+                      cutoff_options, format_option, given_options, input_options, nb_options, value_column_options)
 from .setup import filter_options, training_setup
 
 
@@ -41,6 +41,11 @@ from .setup import filter_options, training_setup
               help="Also draw the evaluation to FILE (.svg, .png or .pdf): the confusion matrix, each class's "
                    "precision and recall, the reliability diagram (before and after a calibration), and for a "
                    "spam filter its scores of ham and spam with the cut-offs. Needs nbtext[plot].")
+@click.option("--threshold", type=FiniteRange(0, 1, min_open=True), metavar="P",
+              help="Score labels as sets, each text given every label of probability P or more (as predict "
+                   "--threshold gives them): micro and macro precision, recall and F1, and precision and recall at "
+                   f"1 and 3. Where texts come with several labels, this is done at {MULTI_LABEL_THRESHOLD} unless "
+                   "told.")
 @click.option("--explain", type=click.IntRange(min=1), metavar="N",
               help="With --errors: end each line with the N words that most raise the wrong label over the "
                    "true one, each with by how much (natural log-odds), as predict --explain does.")
@@ -50,7 +55,7 @@ from .setup import filter_options, training_setup
 @input_options
 @value_column_options[0]
 @value_column_options[1]
-def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, explain, spam_cutoff, ham_cutoff,
+def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold, explain, spam_cutoff, ham_cutoff,
           **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
@@ -69,7 +74,12 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, explain, 
     filter, filter. Where texts come under several labels (a copy in each class folder),
     each copy is scored against its own label, and the accuracy that counts an answer right
     for any of its text's labels is given too, over the distinct texts (multi_label_texts,
-    distinct_texts, any_label_accuracy; not with --cv, whose folds split the copies).
+    distinct_texts, any_label_accuracy; not with --cv, whose folds split the copies); and
+    the labels are scored as sets, each text given every label at least as probable as
+    --threshold (multi_label: micro and macro precision, recall and F1, precision and
+    recall at 1 and 3). A document of several labels is a file in several class folders,
+    a fastText line of several __label__s, a JSONL list of labels, or a table's label cell
+    split by --label-separator.
     A MODEL with numeric or categorical columns reads them from DATA's tables; with --cv,
     --numeric-columns and --categorical-columns name the columns to learn, as for train.
 
@@ -80,6 +90,7 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, explain, 
       nbtext eval --cv 5 --variant complement corpora/support-tickets/train
       nbtext eval filter.joblib held-out-mail/ --spam-cutoff 0.95    # ham lost, spam caught
       nbtext eval tickets.joblib corpora/support-tickets/test --errors wrong.tsv
+      nbtext eval topics.joblib reuters/test --threshold 0.1    # several labels a text
     """
     if cv is not None:
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -88,6 +99,9 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, explain, 
             raise click.UsageError("--errors lists what a MODEL labels wrongly; with --cv K there is none")
         if plot_path is not None and not learning_curve:
             raise click.UsageError("--plot draws a MODEL's evaluation, or with --cv K a --learning-curve")
+        if threshold is not None:
+            raise click.UsageError("--threshold scores a MODEL's labels as sets; not with --cv K, whose folds would "
+                                   "split a text's copies")
         if learning_curve:
             return _learning_curve(args, cv, seed, fmt, plot_path, options)
         return _cross_validate(args, cv, seed, fmt, options)
@@ -118,11 +132,11 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, explain, 
     corpus = corpus_for(model, data, input_format=options["input_format"], encoding=options["encoding"],
                         max_document_bytes=options["max_document_size"],
                         columns=columns_of(options["text_column"], options["label_column"], options["id_column"],
-                                           options["skip_unlabelled"]))
+                                           options["skip_unlabelled"], label_separator=options["label_separator"]))
     with reported_on_error(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
         evaluation = evaluate_model(model, corpus.read(progress=advance), spam_filter=spam_filter,
-                                    wrong=errors_path is not None, explain=explain)
+                                    wrong=errors_path is not None, explain=explain, threshold=threshold)
     print_read_report(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer)
     if errors_path is not None:
         _write_errors(errors_path, wrong_lines(evaluation.wrong))
@@ -193,7 +207,7 @@ def _training_data(data: tuple[str, ...], k: int, options: dict[str, Any]) -> tu
                                        encoding=options["encoding"], max_document_bytes=options["max_document_size"],
                                        columns=columns_of(options["text_column"], options["label_column"],
                                                           options["id_column"], options["skip_unlabelled"], numeric,
-                                                          categorical))
+                                                          categorical, label_separator=options["label_separator"]))
     with reported_on_error(corpus.report, options["verbose"], corpus.encoding), \
          render.progress(corpus.total_bytes, "reading") as advance:
         documents = read_all(corpus.read(progress=advance))

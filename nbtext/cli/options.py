@@ -101,21 +101,27 @@ def column_options(*, labelled: bool) -> list[Callable]:
                          help="Table column, or JSONL field, holding the label."),
             click.option("--skip-unlabelled", is_flag=True,
                          help="Skip (and count) rows without a label instead of stopping."),
+            click.option("--label-separator", metavar="SEP",
+                         help="A label cell holds a document's several labels, split by SEP (grain|wheat with "
+                              "'|'); a JSON list of labels is read as several either way."),
         ]
     return options
 
 
 def columns_of(text_column: str | None, label_column: str | None = None, id_column: str | None = None,
                skip_unlabelled: bool = False, numeric: tuple[str, ...] = (),
-               categorical: tuple[str, ...] = ()) -> Columns | None:
+               categorical: tuple[str, ...] = (), *, label_separator: str | None = None) -> Columns | None:
     """A Columns when the user named any column, else None (the formats' own layouts). With
     numeric or categorical columns and no text column named, a table without a ``text`` column
     is read without text."""
-    if not (text_column or label_column or id_column or skip_unlabelled or numeric or categorical):
+    if not (text_column or label_column or id_column or skip_unlabelled or numeric or categorical or label_separator):
         return None
+    if label_separator == "":
+        raise click.BadParameter("an empty separator splits nothing", param_hint="--label-separator")
     try:
         return Columns(text_column or "text", label_column or "label", id_column, skip_unlabelled, numeric,
-                       categorical, text_optional=not text_column and bool(numeric or categorical))
+                       categorical, text_optional=not text_column and bool(numeric or categorical),
+                       label_separator=label_separator)
     except NbtextError as error:
         raise click.UsageError(as_flags(str(error))) from None
 

@@ -148,7 +148,8 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     reading = {"input_format": options["input_format"], "encoding": options["encoding"],
                "max_document_bytes": options["max_document_size"],
                "columns": columns_of(options["text_column"], options["label_column"], options["id_column"],
-                                     options["skip_unlabelled"], numeric_columns, categorical_columns)}
+                                     options["skip_unlabelled"], numeric_columns, categorical_columns,
+                                     label_separator=options["label_separator"])}
     if (numeric_columns or categorical_columns) and (calibrate or "spam_label" in given):
         raise click.UsageError("numeric and categorical columns are learnt by plain training, --test-split, "
                                "--update and --dask; not yet with --calibrate or --spam-label")
@@ -330,7 +331,8 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
     not_over_the_data(output, data)
     each_once(data, "its documents would be read twice")
     columns = columns_of(options["text_column"], options["label_column"], options["id_column"],
-                         options["skip_unlabelled"], numeric_columns, categorical_columns)
+                         options["skip_unlabelled"], numeric_columns, categorical_columns,
+                         label_separator=options["label_separator"])
     # mail: the header tokens train adds
     corpus, base = training_corpus(data, DEFAULT_ANALYZER, input_format=options["input_format"],
                                    encoding=options["encoding"], max_document_bytes=options["max_document_size"],

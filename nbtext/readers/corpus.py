@@ -319,6 +319,8 @@ class LabelledCorpus:
         if self.columns is not None or any(table_kind(path) == "records" for path in self.paths):
             given = self.columns or Columns()
             columns = {"text": given.text, "label": given.label, "id": given.id}
+            if given.label_separator:
+                columns["label_separator"] = given.label_separator
             if given.values:  # a model without them keeps the layout of the files that were written before
                 columns.update(numeric=list(given.numeric), categorical=list(given.categorical),
                               text_optional=given.text_optional)

@@ -23,6 +23,10 @@ _FASTTEXT_PREFIX = "__label__"
 #: What separates fastText's words: any of these, not only a space (its labels end at a tab too).
 _FASTTEXT_SPACE_CHARS = " \t\v\f\r\x00"
 _FASTTEXT_SPACE = re.compile(f"[{_FASTTEXT_SPACE_CHARS}]+")
+#: A label word of a fastText line: the prefix at the start of a word, and the rest of the word.
+_FASTTEXT_LABEL = re.compile(f"(?<![^{_FASTTEXT_SPACE_CHARS}]){_FASTTEXT_PREFIX}[^{_FASTTEXT_SPACE_CHARS}]*")
+#: Why a line of no label at all (a JSONL record whose label is an empty list) is skipped.
+NO_LABEL = "no label (an empty list)"
 
 
 def sniff(first_line: bytes) -> str | None:
@@ -126,18 +130,23 @@ def read_labelled_lines(
             report.skip("blank line", where)
             continue
         text, replaced = decode(raw, encoding)
-        label, body = parse(text, where)
+        labels, body = parse(text, where)
         if fmt == "jsonl":  # JSON may escape what no decoding gives: a lone surrogate (\udce9)
             body, lossy = unescape(body, encoding)
-            label = unescape(label, encoding)[0]
+            labels = [unescape(label, encoding)[0] for label in labels]
             replaced = replaced or lossy
-        if number == 1 and fmt == "tsv" and _is_header(label, body, where):
+        if number == 1 and fmt == "tsv" and _is_header(labels[0], body, where):
             report.skip("header row", where)
             continue
-        label = label.strip()
-        if not label:
-            raise DataError(f"{where}: empty label")
-        yield report.add(Document(body, label, where), replaced=replaced)
+        if not labels:
+            report.skip(NO_LABEL, where)
+            continue
+        # A document of several labels is read as one copy a label, as a file in several class
+        # folders is: each class counts it, and eval tells its copies by their one text.
+        for label in dict.fromkeys(label.strip() for label in labels):
+            if not label:
+                raise DataError(f"{where}: empty label")
+            yield report.add(Document(body, label, where), replaced=replaced)
 
 
 def _is_header(label: str, body: str, where: str) -> bool:
@@ -151,14 +160,14 @@ def _is_header(label: str, body: str, where: str) -> bool:
     return names == ("label", "text")
 
 
-def _parse_tsv(text: str, where: str) -> tuple[str, str]:
+def _parse_tsv(text: str, where: str) -> tuple[list[str], str]:
     label, tab, body = text.partition("\t")
     if not tab:
         raise DataError(f"{where}: no TAB in line; expected LABEL<TAB>TEXT (or set `input_format`)")
-    return label, body
+    return [label], body
 
 
-def _parse_jsonl(text: str, where: str) -> tuple[str, str]:
+def _parse_jsonl(text: str, where: str) -> tuple[list[str], str]:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as error:
@@ -168,9 +177,10 @@ def _parse_jsonl(text: str, where: str) -> tuple[str, str]:
     label, body = record["label"], record["text"]
     if not isinstance(body, str):
         raise DataError(f'{where}: "text" must be a string')
-    if isinstance(label, (dict, list)) or label is None:
-        raise DataError(f'{where}: "label" must be a string or a number')
-    return json_text(label), body
+    labels = label if isinstance(label, list) else [label]  # a list: the document's several labels
+    if any(isinstance(one, (dict, list)) or one is None for one in labels):
+        raise DataError(f'{where}: "label" must be a string or a number, or a list of them')
+    return [json_text(one) for one in labels], body
 
 
 def _what_it_is(record: object) -> str:
@@ -198,17 +208,16 @@ def json_kind(value: object) -> str:
     return kinds.get(type(value), "a number")
 
 
-def _parse_fasttext(text: str, where: str) -> tuple[str, str]:
+def _parse_fasttext(text: str, where: str) -> tuple[list[str], str]:
     head, *rest = _FASTTEXT_SPACE.split(text.lstrip(_FASTTEXT_SPACE_CHARS), maxsplit=1)
     if not head.startswith(_FASTTEXT_PREFIX):
         raise DataError(f"{where}: line does not start with {_FASTTEXT_PREFIX}LABEL")
     body = rest[0] if rest else ""
-    if _FASTTEXT_PREFIX in body:  # fastText takes every word with the prefix as a label
-        labels = [word for word in _FASTTEXT_SPACE.split(body) if word.startswith(_FASTTEXT_PREFIX)]
-        if labels:
-            raise DataError(f"{where}: {1 + len(labels)} labels ({head}, {', '.join(labels)}); nbtext gives a "
-                            f"document one class: keep one {_FASTTEXT_PREFIX}LABEL a line")
-    return head[len(_FASTTEXT_PREFIX):], body
+    labels = [head]
+    if _FASTTEXT_PREFIX in body:  # fastText takes every word with the prefix as a label, wherever it is
+        labels += _FASTTEXT_LABEL.findall(body)
+        body = _FASTTEXT_LABEL.sub("", body).lstrip(_FASTTEXT_SPACE_CHARS)
+    return [label[len(_FASTTEXT_PREFIX):] for label in labels], body
 
 
 _PARSERS = {"tsv": _parse_tsv, "jsonl": _parse_jsonl, "fasttext": _parse_fasttext}

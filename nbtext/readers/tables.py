@@ -66,7 +66,9 @@ class UnclosedQuote(DataError):
 class Columns:
     """Which columns (tables) or dotted field paths (JSONL) hold the text, label and id, and the
     ``numeric`` and ``categorical`` ones read beside them. With ``text_optional``, a table or
-    record without the text column is read without text: its other columns are the document."""
+    record without the text column is read without text: its other columns are the document.
+    With ``label_separator``, a label cell holds a document's several labels (``grain|wheat``);
+    a JSON list of labels is read as several labels either way."""
 
     text: str = "text"
     label: str | None = "label"
@@ -75,6 +77,7 @@ class Columns:
     numeric: tuple[str, ...] = ()
     categorical: tuple[str, ...] = ()
     text_optional: bool = False
+    label_separator: str | None = None
 
     def __post_init__(self) -> None:
         named = {self.text: "text", self.label: "label", self.id: "id"}
@@ -322,13 +325,12 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
     if not isinstance(text, str):
         raise DataError(f"{where}: {columns.text!r} is {json_kind(text)}; the text must be a string")
     text, replaced = unescape(text, encoding)
-    label = None
+    labels: list[str | None] = [None]
     if columns.label is not None:
         if not columns.skip_unlabelled and get(columns.label) is _MISSING:  # not a null label: no such field
             raise DataError(f"{where}: no {columns.label!r} field (set by `label_field`; or pass `skip_unlabelled`)")
-        value = _scalar(get(columns.label), columns.label, where)
-        label = None if value is None else unescape(json_text(value), encoding)[0].strip()
-        if not label:
+        labels = [*dict.fromkeys(_labels(get(columns.label), columns, where, encoding))]
+        if not labels:
             if columns.skip_unlabelled:
                 report.skip("no label", where)
                 return
@@ -338,7 +340,23 @@ def _document(get: Callable[[str], object], where: str, columns: Columns, report
         ident = _scalar(get(columns.id), columns.id, where)
         source = where if ident in (None, "") else json_text(ident)
     values = _values(get, where, columns, report) if columns.values else None
-    yield report.add(Document(text, label, source, values=values), replaced=replaced, marked=marked, text=has_text)
+    # A document of several labels is read as one copy a label, as a file in several class folders is.
+    for label in labels:
+        yield report.add(Document(text, label, source, values=values), replaced=replaced, marked=marked,
+                         text=has_text)
+
+
+def _labels(value: object, columns: Columns, where: str, encoding: str) -> list[str]:
+    """The labels a label cell or field holds, stripped, empty ones left out: one, a JSON list's
+    each, or the pieces ``columns.label_separator`` splits it into."""
+    values = value if isinstance(value, list) else [value]
+    labels = []
+    for one in values:
+        one = _scalar(one, columns.label, where)
+        if one is not None:
+            label = unescape(json_text(one), encoding)[0]
+            labels += label.split(columns.label_separator) if columns.label_separator else [label]
+    return [label.strip() for label in labels if label.strip()]
 
 
 def _values(get: Callable[[str], object], where: str, columns: Columns, report: ReadReport) -> dict[str, Any]:
@@ -375,7 +393,7 @@ def _values(get: Callable[[str], object], where: str, columns: Columns, report: 
     return values
 
 
-def _scalar(value: object, name: str, where: str) -> object:
+def _scalar(value: object, name: str | None, where: str) -> object:
     """A label's or id's value, None where it is absent or null."""
     if isinstance(value, (dict, list)):
         raise DataError(f"{where}: {name!r} is {json_kind(value)}; it must be a string or a number")
