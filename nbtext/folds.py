@@ -20,6 +20,7 @@ from .batches import BATCH_SIZE
 from .counting import ClassCounts, FrozenCounts
 from .errors import DataError
 from .matrices import CountMatrix
+from .metrics import text_groups
 from .model import Model
 from .phrasing import plural
 from .readers.document import Document, labels_of
@@ -47,6 +48,35 @@ def stratified_folds(labels: Sequence[str], k: int, seed: int) -> np.ndarray:
     for members in classes:
         fold[members] = np.arange(len(members)) % k
     return fold
+
+
+def several_labels(labels: Sequence[str], digests: np.ndarray) -> int:
+    """How many texts (their digests) came with more than one label, each read as one copy a
+    label (``ReadReport.repeated`` counts them so as a corpus is read).
+
+    >>> several_labels(["a", "a", "b"], np.array([1, 1, 2], dtype=np.uint64))
+    0
+    >>> several_labels(["a", "b", "b", "c"], np.array([1, 1, 2, 2], dtype=np.uint64))
+    2
+    """
+    _, label_ids = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
+    pairs = np.unique(np.column_stack([np.asarray(digests, dtype=np.uint64), label_ids.astype(np.uint64)]), axis=0)
+    _, labels_a_text = np.unique(pairs[:, 0], return_counts=True)
+    return int((labels_a_text > 1).sum())
+
+
+def text_folds(labels: Sequence[str], digests: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """``stratified_folds``; but where some text came with several labels (one copy a label),
+    folds of distinct texts, stratified by each text's first label, so that a text's copies
+    are tested together and never trained on beside themselves.
+
+    >>> text_folds(["a", "b", "a", "a"], np.array([5, 5, 6, 7], dtype=np.uint64), 2, seed=0).tolist()
+    [0, 0, 0, 1]
+    """
+    if not several_labels(labels, digests):
+        return stratified_folds(labels, k, seed)
+    first, number = text_groups(digests)
+    return stratified_folds([labels[i] for i in first], k, seed)[number]
 
 
 def tested_on_copies(digests: np.ndarray, fold_of: np.ndarray) -> np.ndarray:

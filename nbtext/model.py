@@ -689,7 +689,7 @@ def _check_settings(settings: Any, classes: Sequence[str], documents: float | No
 _SUMMARY_TYPES: dict[str, tuple[type, ...]] = {
     "documents": (int,), "vocabulary_size": (int,), "terms_seen": (int,), "documents_per_class": (dict,),
     "inputs": (list,), "input_format": (str, type(None)), "columns": (dict, type(None)), "held_out": (dict,),
-    "tuned": (dict,), "learned": (dict,),
+    "tuned": (dict,), "learned": (dict,), "several_labels": (int,),
 }
 
 

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .metrics import MULTI_LABEL_THRESHOLD
 from .readers import MAIL_FORMATS
 
 #: The escapes of PostgreSQL's text format (and "linear TSV"): a field keeps to one line and one
@@ -291,6 +292,10 @@ def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str
             print(held_copies_line(held), file=file)
         if untested := untested_classes(held):
             print(untested, file=file)
+    if summary.get("several_labels"):
+        several = summary["several_labels"]
+        print(f"several labels: {several:,} {'text' if several == 1 else 'texts'} trained on had more than one; "
+              f"predict --threshold {MULTI_LABEL_THRESHOLD} --top K gives each text its labels as a set", file=file)
     tuned = summary.get("tuned")
     if tuned:
         metric = next(key for key in tuned if key not in ("cv", "seed", "std"))
@@ -475,9 +480,12 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
     if fmt == "json":
         print(json.dumps(_finite({**summary, "seed": seed})), file=file)
         return
+    names = (("accuracy", "accuracy"), ("macro_f1", "macro F1"), ("log_loss", "log loss"), ("micro_f1", "micro F1 of "
+             "label sets"))
     figures = "   ".join(f"{name} {summary[key]['mean']:.4f} ± {summary[key]['std']:.4f}"  # eval's words
-                         for key, name in (("accuracy", "accuracy"), ("macro_f1", "macro F1"), ("log_loss", "log loss")))
-    print(f"{figures}   ({k}-fold stratified, seed {seed})", file=file)
+                         for key, name in names if key in summary)
+    folds = f"{k} folds of texts, stratified" if "micro_f1" in summary else f"{k}-fold stratified"
+    print(f"{figures}   ({folds}, seed {seed})", file=file)
     if summary.get("seen_in_training"):
         print(copies_line(summary), file=file)
 

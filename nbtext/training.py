@@ -121,8 +121,12 @@ def train(
     documents, read_whole, read_from = _reading(documents)
     values = ValueSums(*names)
     counts = count_all(values.taken_from(documents), analyzer, tf=tf, doc_norm=doc_norm, jobs=jobs)
-    return assembled(counts, values.sums, analyzer=analyzer, settings=settings,
-                     summary={**read_from, **(summary or {})}, names=names, texts=read_whole())
+    model = assembled(counts, values.sums, analyzer=analyzer, settings=settings,
+                      summary={**read_from, **(summary or {})}, names=names, texts=read_whole())
+    several = documents.report.repeated()[1] if isinstance(documents, Reading) else 0
+    if several:  # what info says, and the way predict gives such a model's labels
+        model.summary["several_labels"] = several
+    return model
 
 
 def assembled(counts: FrozenCounts, columns: ColumnSums | None, *, analyzer: Analyzer,
@@ -481,6 +485,9 @@ def merge(models: list[Model], *, settings: dict[str, Any] | None = None) -> Mod
     merged.summary["inputs"] = list(dict.fromkeys(data for model in models for data in model.summary.get("inputs", [])))
     for key in ("held_out", "tuned"):
         merged.summary.pop(key, None)
+    several = max(model.summary.get("several_labels", 0) for model in models)  # at least so many: texts may repeat
+    if several:
+        merged.summary["several_labels"] = several
     learned: Counter[str] = Counter()
     for model in models:
         learned.update(model.summary.get("learned", {}))

@@ -23,14 +23,14 @@ import numpy as np
 from .analysis import ANALYZERS, TOKENS, Analyzer
 from .counting import DOC_NORMS, TF_MODES, FrozenCounts
 from .errors import DataError
-from .folds import counts_by_fold, stratified_folds, tested_on_copies
+from .folds import counts_by_fold, several_labels, tested_on_copies, text_folds
 from .limits import MAX_ALPHA
 from .matrices import CountMatrix
-from .metrics import evaluate, right_answers, seen_and_unseen
+from .metrics import evaluate, multi_label, right_answers, seen_and_unseen
 from .model import Model
 from .naive_bayes import VARIANTS, SharedColumns
 from .readers import Document
-from .readers.document import labels_of
+from .readers.document import document_digest, labels_of
 from .readers.files import is_pipe
 from .tabular import ColumnScorer, ColumnSums
 from .training import (
@@ -99,7 +99,9 @@ class Trial:
     def summary(self) -> dict[str, Any]:
         """Mean and standard deviation over the folds of the headline figures."""
         out: dict[str, Any] = {"folds": len(self.reports)}
-        for name in ("accuracy", "macro_f1", "log_loss"):
+        for name in ("accuracy", "macro_f1", "log_loss", "micro_f1"):
+            if name not in self.reports[0]:  # micro_f1: labels scored as sets, where texts have several
+                continue
             values = [report[name] for report in self.reports]
             out[name] = {"mean": statistics.mean(values), "std": statistics.pstdev(values)}
         return out
@@ -296,8 +298,11 @@ def cross_validate(
         raise DataError("no documents to cross-validate")
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
+    digests = np.array([document_digest(doc) for doc in documents], dtype=np.uint64)
+    # Texts of several labels (one copy a label) are scored as sets, each fold's copies of a text together.
+    sets = metric == "micro_f1" or several_labels(labels, digests) > 0
     if folds is None:
-        fold_of = stratified_folds(labels, k, seed)
+        fold_of = text_folds(labels, digests, k, seed)
     else:
         fold_of = np.asarray(folds, dtype=np.int64)
         k = int(fold_of.max(initial=-1)) + 1
@@ -334,7 +339,7 @@ def cross_validate(
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for (tf, doc_norm), group in weightings.items():
                 _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, held, test_labels, analyzer,
-                            progress, by_columns[f] if by_columns else {})
+                            progress, by_columns[f] if by_columns else {}, digests[held] if sets else None)
         del by_fold  # before the next analyzer's documents are counted
     return trials
 
@@ -365,10 +370,11 @@ def _fold_column_scores(documents: Sequence[Document], labels: list[str], fold_o
 
 def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatrix, held: np.ndarray,
                 test_labels: list[str], analyzer: Analyzer, progress: Callable[[int], None] | None,
-                column_scores: dict[tuple, np.ndarray]) -> None:
+                column_scores: dict[tuple, np.ndarray], digests: np.ndarray | None = None) -> None:
     """Score the settings of ``group`` (one analyzer and weighting) on one fold: trained on
     ``frozen``, tested on ``test_counts`` (raw counts over its terms), the documents ``held``,
-    with the columns a setting learns scored by ``column_scores`` (``_fold_column_scores``).
+    with the columns a setting learns scored by ``column_scores`` (``_fold_column_scores``);
+    with the ``digests`` of their texts, their labels as sets too (``micro_f1``).
     Settings that differ only in their columns share the text's scores."""
     settings = [{key: value for key, value in trial.settings.items() if key not in (*COUNTING_KEYS, *COLUMN_KEYS)}
                 for trial in group]
@@ -397,7 +403,10 @@ def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatr
             split = column_split(trial.settings)
             if split != ((), ()):
                 log_proba = model.with_column_scores(log_proba, column_scores[split])
-            trial.reports.append(evaluate(test_labels, log_proba, model.classes))
+            report = evaluate(test_labels, log_proba, model.classes)
+            if digests is not None:
+                report["micro_f1"] = multi_label(test_labels, log_proba, model.classes, digests)["micro"]["f1"]
+            trial.reports.append(report)
             trial.right[held] = right_answers(test_labels, log_proba, model.classes)
             trial.seconds += time.perf_counter() - started + share
             if progress is not None:

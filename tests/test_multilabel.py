@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -182,3 +183,36 @@ def test_the_figures_are_scikit_learns(data, n_classes, n_texts, threshold):
             np.mean([len(b & s) / min(k, n_classes) for b, s in zip(best, sets)]), abs=1e-12)
         assert figures["at_k"][str(k)]["recall"] == pytest.approx(
             np.mean([len(b & s) / len(s) for b, s in zip(best, sets)]), abs=1e-12)
+
+
+def test_cross_validation_tune_and_info_keep_a_text_s_labels_together(modapte, tmp_path):
+    """Folds of texts: a text's copies are tested together, never trained on beside themselves,
+    where stratified folds of copies split hundreds of ModApte90's texts. eval --cv and tune
+    score the label sets; tune ranks by their micro F1, and info says the model was trained on
+    texts of several labels, and what it was tuned by."""
+    from nbtext.folds import stratified_folds, text_folds
+    from nbtext.readers import LabelledCorpus
+    from nbtext.readers.document import document_digest
+
+    root, _ = modapte
+    documents = list(LabelledCorpus([str(root / "train")]))
+    labels = [doc.label for doc in documents]
+    digests = np.array([document_digest(doc) for doc in documents], dtype=np.uint64)
+
+    def split(folds: np.ndarray) -> int:
+        return sum(len(set(folds[digests == d].tolist())) > 1 for d in np.unique(digests))
+
+    assert split(stratified_folds(labels, 2, 0)) > 500 and split(text_folds(labels, digests, 2, 0)) == 0
+
+    said = run(["eval", "--cv", "2", root / "train"]).stdout.splitlines()
+    micro = float(re.search(r" micro F1 of label sets (0\.\d{4}) ± ", said[-1]).group(1))
+    assert said[-1].startswith("accuracy 0.") and 0.78 < micro < 0.84
+    assert said[-1].endswith("(2 folds of texts, stratified, seed 0)")
+    assert not any("trained on a copy" in line for line in said)
+    result = run(["tune", root / "train", "-o", tmp_path / "t.joblib", "--cv", "2", "--grid", '{"alpha": [0.2, 1]}'])
+    best = result.stderr.splitlines()[-2]
+    assert re.fullmatch(r"best micro_f1 0\.(79|8\d)\d\d ± 0\.\d{4} -> .*t\.joblib", best)
+    info = run(["info", tmp_path / "t.joblib"]).stdout.splitlines()
+    assert ("several labels: 1,169 texts trained on had more than one; predict --threshold 0.05 --top K gives each "
+            "text its labels as a set") in info
+    assert any(re.fullmatch(r"tuned: 2-fold micro_f1 0\.(79|8\d)\d\d ± 0\.\d{4} \(seed 0\)", line) for line in info)

@@ -74,12 +74,12 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold
     filter, filter. Where texts come under several labels (a copy in each class folder),
     each copy is scored against its own label, and the accuracy that counts an answer right
     for any of its text's labels is given too, over the distinct texts (multi_label_texts,
-    distinct_texts, any_label_accuracy; not with --cv, whose folds split the copies); and
-    the labels are scored as sets, each text given every label at least as probable as
-    --threshold (multi_label: micro and macro precision, recall and F1, precision and
-    recall at 1 and 3). A document of several labels is a file in several class folders,
-    a fastText line of several __label__s, a JSONL list of labels, or a table's label cell
-    split by --label-separator.
+    distinct_texts, any_label_accuracy); and the labels are scored as sets, each text given
+    every label at least as probable as --threshold (multi_label: micro and macro precision,
+    recall and F1, precision and recall at 1 and 3). With --cv, the folds are then of texts,
+    a text's copies together, and the sets' micro F1 is given (micro_f1). A document of
+    several labels is a file in several class folders, a fastText line of several
+    __label__s, a JSONL list of labels, or a table's label cell split by --label-separator.
     A MODEL with numeric or categorical columns reads them from DATA's tables; with --cv,
     --numeric-columns and --categorical-columns name the columns to learn, as for train.
 
@@ -100,8 +100,8 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold
         if plot_path is not None and not learning_curve:
             raise click.UsageError("--plot draws a MODEL's evaluation, or with --cv K a --learning-curve")
         if threshold is not None:
-            raise click.UsageError("--threshold scores a MODEL's labels as sets; not with --cv K, whose folds would "
-                                   "split a text's copies")
+            raise click.UsageError(f"--threshold scores a MODEL's labels as sets; with --cv K, texts of several "
+                                   f"labels are scored as sets at {MULTI_LABEL_THRESHOLD}")
         if learning_curve:
             return _learning_curve(args, cv, seed, fmt, plot_path, options)
         return _cross_validate(args, cv, seed, fmt, options)

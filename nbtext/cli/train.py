@@ -282,7 +282,9 @@ def merge(models, output, min_df, max_df, max_features) -> None:
                    "Keys: variant, alpha, analyzer, ngram_range, char_ngrams, tokens, tf, doc_norm, idf, norm, "
                    "min_df, max_df, fit_prior, columns (as train's options: true or false for a flag, [1, 2] for a "
                    'range; columns: lists of --numeric-columns and --categorical-columns to try, [["size"], []]).')
-@click.option("--metric", type=click.Choice(["accuracy", "macro_f1"]), default="accuracy", show_default=True)
+@click.option("--metric", type=click.Choice(["accuracy", "macro_f1", "micro_f1"]),
+              help="What the search maximises: accuracy (the default), macro F1, or the micro F1 of label sets (the "
+                   "default where texts come with several labels; eval's, at its threshold).")
 @top_option(10, "Leaderboard rows shown.")
 @format_option("table", "tsv", "json", piped="tsv")
 @click.option("--plot", "plot_path", type=PlotPath(), metavar="FILE",
@@ -308,6 +310,10 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
     With --numeric-columns or --categorical-columns, every setting is tried with those columns
     and without them, to tell whether they help; "columns": [["size"], []] in --grid chooses
     which to try.
+
+    Where texts come with several labels (a file in several class folders, a fastText line
+    of several __label__s), the folds are of texts, a text's copies together, and settings
+    are ranked by the micro F1 of the label sets, as eval scores them.
 
     \b
     Example:
@@ -342,9 +348,12 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
         documents = read_all(corpus.read(progress=advance))
     print_read_report(corpus.report, options["verbose"], corpus.encoding)
     print_classes(corpus.report, cv)
+    several = corpus.report.repeated()[1]  # texts of several labels: scored, and said by info, as sets
+    metric = metric or ("micro_f1" if several else "accuracy")
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
         tuned = tune_settings(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
-                              summary=corpus.summary, progress=advance)
+                              summary={**corpus.summary, **({"several_labels": several} if several else {})},
+                              progress=advance)
     trials, model = tuned.trials, tuned.model
     model.save(output)  # before anything is printed: `| head -1` closes stdout, and the search is not lost
     if plot_path is not None:
