@@ -294,3 +294,21 @@ def test_the_selection_benchmark_replays_the_pick_the_accuracy_benchmark_scores(
     assert sorted({len(n) for n in selection._neighbours(fold["settings"], ("alpha",))}) == [1, 2]
     every = ("alpha", "variant", "tf", "doc_norm", "idf", "min_df")
     assert sorted({len(n) for n in selection._neighbours(fold["settings"], every)}) == [6, 7]
+
+
+@pytest.mark.parametrize("name", ["spamassassin-2003", "enron3"])
+def test_the_temporal_split_trains_on_each_class_s_older_mail(name):
+    """benchmarks/spam.py --temporal: of each class, the oldest 80% trains and the newest 20%
+    tests, by the Date header (SpamAssassin) or the file name's date (Enron); no message lost."""
+    from benchmarks.protocols import _date, temporal_fold
+
+    fold, said = temporal_fold(name)
+    shuffled = next(folds(name))  # a fold of the usual protocol holds every message, in train or test
+    every = sorted(str(p) for _, p in shuffled.train + shuffled.test)
+    assert sorted(str(p) for _, p in fold.train + fold.test) == every
+    for label in ("ham", "spam"):
+        train = [_date(p, name) for lab, p in fold.train if lab == label]
+        test = [_date(p, name) for lab, p in fold.test if lab == label]
+        assert len(test) == len(train + test) - int(len(train + test) * 0.8)
+        assert max(d for d in train if d is not None) <= min(test)
+    assert said.startswith("test ham ") and ("undated" in said) == (name == "spamassassin-2003")
