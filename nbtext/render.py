@@ -486,6 +486,12 @@ def cv_report(summary: dict[str, Any], fmt: str, *, k: int, seed: int, file: IO[
                          for key, name in names if key in summary)
     folds = f"{k} folds of texts, stratified" if "micro_f1" in summary else f"{k}-fold stratified"
     print(f"{figures}   ({folds}, seed {seed})", file=file)
+    if summary.get("filter"):
+        judged = summary["filter"]
+        print(f"spam filter ({judged['spam_label']!r} is spam; each fold's at its own cut-offs): ham lost "
+              f"{judged['ham_false_positives']:,} of {judged['n_ham']:,} ({judged['ham_false_positive_rate']:.2%}), "
+              f"spam caught {judged['spam_caught']:,} of {judged['n_spam']:,} ({judged['spam_recall']:.2%}), unsure "
+              f"{judged['unsure']:,} ({judged['unsure_share']:.2%})", file=file)
     if summary.get("seen_in_training"):
         print(copies_line(summary), file=file)
 

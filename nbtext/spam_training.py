@@ -96,10 +96,12 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
                           **options: Any) -> Trial:
     """The ``tuning.Trial`` of ``k``-fold cross-validation of the filter ``train_filter`` gives
     (``options`` are its): each fold is scored by the filter trained on the other folds,
-    calibration and all, as ``nbtext eval`` scores a filter."""
+    calibration and all, as ``nbtext eval`` scores a filter; and its verdicts, each fold's at
+    the cut-offs its filter chose, pooled (``Trial.filter``)."""
     labels = labels_of(documents)
     fold_of = stratified_folds(labels, k, seed)
     trial = Trial({"spam_label": label}, folds=fold_of, right=np.zeros(len(labels), dtype=bool))
+    counts = dict.fromkeys(("ham_false_positives", "n_ham", "spam_caught", "n_spam", "unsure", "n_messages"), 0)
     for f in range(k):
         held = np.flatnonzero(fold_of == f)
         model = train_filter([documents[i] for i in np.flatnonzero(fold_of != f)], analyzer=analyzer, label=label,
@@ -108,8 +110,15 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
         test_labels = [labels[i] for i in held]
         trial.reports.append(evaluate(test_labels, log_proba, model.classes))
         trial.right[held] = right_answers(test_labels, log_proba, model.classes)
+        spam_filter = SpamFilter.of(model)
+        judged = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes), np.array(test_labels) == label)
+        counts = {key: n + judged[key] for key, n in counts.items()}
         if progress is not None:
             progress(1)
+    trial.filter = {"spam_label": label, **counts,
+                    "ham_false_positive_rate": counts["ham_false_positives"] / max(counts["n_ham"], 1),
+                    "spam_recall": counts["spam_caught"] / max(counts["n_spam"], 1),
+                    "unsure_share": counts["unsure"] / max(counts["n_messages"], 1)}
     return trial
 
 

@@ -79,6 +79,9 @@ class Trial:
     #: Folds where the setting left no term to train on (all pruned, or no words): their model
     #: answered every document with the class priors.
     termless_folds: int = 0
+    #: A spam filter's verdicts, each fold's at its own cut-offs, pooled over the folds
+    #: (``SpamFilter.judged``'s counts and shares): None for a plain model.
+    filter: dict[str, Any] | None = None
     #: The fold of each document, and its answer where that fold was held out: whether its
     #: most probable class was its label.
     folds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -104,6 +107,8 @@ class Trial:
                 continue
             values = [report[name] for report in self.reports]
             out[name] = {"mean": statistics.mean(values), "std": statistics.pstdev(values)}
+        if self.filter is not None:
+            out["filter"] = self.filter
         return out
 
     def on_copies(self, digests: Sequence[int] | np.ndarray) -> dict[str, Any]:

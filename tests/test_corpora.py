@@ -196,7 +196,8 @@ def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_
     """`eval --cv` counts the documents whose fold was scored by a model trained on their
     text (a copy in another fold), and the accuracy on the others: what training each fold
     with `nbtext train` and evaluating it with `nbtext eval` says, pooled over the folds. SMS
-    spam is a plain model's cross-validation, enron1 read as mail a filter's."""
+    spam is a plain model's cross-validation, enron1 read as mail a filter's, whose verdicts
+    (each fold's at its own cut-offs) are pooled as the folds' evals give them."""
     from nbtext.folds import stratified_folds
 
     if name == "sms-spam":
@@ -210,6 +211,7 @@ def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_
     cv = json.loads(run(["eval", "--cv", "5", data, *options, "--format", "json"]).stdout)
     fold_of = stratified_folds([label for label, _ in items], 5, seed=0)
     seen = right = 0
+    verdicts = dict.fromkeys(("ham_false_positives", "n_ham", "spam_caught", "n_spam", "unsure"), 0)
     for f in range(5):
         parts = []
         for side, chosen in (("train", fold_of != f), ("test", fold_of == f)):
@@ -226,10 +228,20 @@ def test_cv_tells_the_documents_a_fold_scored_on_a_copy_of_their_text(name, tmp_
         report = json.loads(run(["eval", tmp_path / f"m{f}", parts[1], "--format", "json"]).stdout)
         seen += report["seen_in_training"]
         right += report["unseen_accuracy"] * (report["n_documents"] - report["seen_in_training"])
+        if name != "sms-spam":
+            verdicts = {key: n + report["filter"][key] for key, n in verdicts.items()}
     assert cv["n_documents"] == len(items)
     assert cv["seen_in_training"] == seen == {"sms-spam": 592, "enron1": 265}[name]
     assert cv["unseen_accuracy"] == pytest.approx(right / (len(items) - seen), abs=1e-12)
     said = run(["eval", "--cv", "5", data, *options]).stdout.splitlines()
+    if name != "sms-spam":
+        assert {key: cv["filter"][key] for key in verdicts} == verdicts and verdicts["n_ham"] == 3672
+        lost, caught, unsure = verdicts["ham_false_positives"], verdicts["spam_caught"], verdicts["unsure"]
+        assert said.pop(1) == (f"spam filter ('spam' is spam; each fold's at its own cut-offs): ham lost {lost:,} of "
+                               f"3,672 ({lost / 3672:.2%}), spam caught {caught:,} of 1,500 ({caught / 1500:.2%}), "
+                               f"unsure {unsure:,} ({unsure / 5172:.2%})")
+    else:
+        assert "filter" not in cv
     assert said[1] == (f"{seen:,} of the {len(items):,} documents were scored by a model trained on the same text (a "
                        f"copy in another fold): accuracy on the other {len(items) - seen:,} "
                        f"{cv['unseen_accuracy']:.4f}")

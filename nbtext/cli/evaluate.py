@@ -66,7 +66,8 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold
     probability is calibrated (a reliability table and the expected calibration error).
     For a spam filter MODEL, also its verdicts as `nbtext filter` gives them: the ham it
     calls spam, the spam it catches and the messages it leaves unsure, at its cut-offs or at
-    --spam-cutoff and --ham-cutoff. Documents scored by a model trained on their very text
+    --spam-cutoff and --ham-cutoff; with --cv on mail with a spam class, each fold's filter's
+    at the cut-offs it chose, pooled. Documents scored by a model trained on their very text
     (or with --cv, on a copy of it in another fold) are counted, with the accuracy on the
     others. --format json prints one object with accuracy, macro_f1, log_loss, ece,
     reliability, labels, per_class, confusion_matrix and n_documents (with --cv: the mean and
