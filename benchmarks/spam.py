@@ -4,6 +4,12 @@
     python benchmarks/spam.py --corpora enron1 --folds 1
     python benchmarks/spam.py --temporal               # older mail trains, newer tests
 
+With --incremental (a temporal split too), each tool walks the test mail in date order,
+each class's messages in their own order and the two interleaved evenly (Enron's ham and spam
+are years apart), judges each message, and learns the ones it got wrong or left unsure before
+the next: train-on-error, as users run `nbtext learn` and `bogofilter -s`/`-n` on corrections.
+The figures are the verdicts given before any learning of that message.
+
 With --temporal, each corpus whose messages have dates (SpamAssassin by its Date headers, the
 six Enron sets by the dates in their file names) is split by time: the oldest 80% of each
 class trains, the newest 20% tests, as a filter trained on last year's mail judges this
@@ -44,11 +50,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import PROTOCOLS, TEMPORAL, folds, temporal_fold  # noqa: E402
-from nbtext.readers import LabelledCorpus  # noqa: E402
+from nbtext.readers import LabelledCorpus, ReadReport  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
+from nbtext.readers.unlabelled import iter_unlabelled  # noqa: E402
 from nbtext.spam import DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, SpamFilter  # noqa: E402
 from nbtext.spam_training import FILTER_TOKENS, train_filter  # noqa: E402
-from nbtext.training import DEFAULT_ANALYZER  # noqa: E402
+from nbtext.training import DEFAULT_ANALYZER, update  # noqa: E402
 
 CORPORA = ["spamassassin-2003", "enron1", "enron2", "enron3", "enron4", "enron5", "enron6", "lingspam", "sms-spam"]
 #: bogofilter's figures measured for the issue (ham false positives, spam recall, unsure).
@@ -118,6 +125,70 @@ def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_tar
     verdicts = spam_filter.verdicts(scores)
     tally.classify_seconds += time.perf_counter() - started
     tally.add(np.array([d.label == "spam" for d in test_docs]), verdicts, scores)
+
+
+def walk_order(test: list) -> list:
+    """The test messages in the order mail arrives: each class's in its date order (as
+    ``temporal_fold`` lists them), the classes interleaved evenly by their positions."""
+    by_class: dict[str, list] = {}
+    for item in test:
+        by_class.setdefault(item[0], []).append(item)
+    keyed = [((i + 0.5) / len(items), label, item) for label, items in by_class.items() for i, item in enumerate(items)]
+    return [item for _, _, item in sorted(keyed, key=lambda key: key[:2])]
+
+
+def incremental_nbtext(fold, train_arg: Path, tally: Tally, fp_target: float) -> int:
+    """nbtext's verdicts on the test mail walked in order, learning each error or unsure
+    message (``training.update``, what `nbtext learn` does) before the next; how many it learnt."""
+    train_docs = read(train_arg, True)
+    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=DEFAULT_MAIL_HEADERS)
+    started = time.perf_counter()
+    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target)
+    tally.train_seconds += time.perf_counter() - started
+    spam_filter = SpamFilter.of(model)
+    learnt, verdicts, scores, is_spam = 0, [], [], []
+    started = time.perf_counter()
+    for label, path in walk_order(fold.test):
+        report = ReadReport()
+        [(batch, _)] = iter_unlabelled([str(path)], report, input_format="email", headers=DEFAULT_MAIL_HEADERS)
+        doc = dataclasses.replace(batch[0], label=label)
+        score = spam_filter.scores(model, [doc.text])[0]
+        verdict = int(spam_filter.verdicts(np.array([score]))[0])
+        verdicts.append(verdict), scores.append(score), is_spam.append(label == "spam")
+        if verdict == EXIT_UNSURE or (verdict == EXIT_SPAM) != (label == "spam"):
+            model = update(model, [doc])
+            learnt += 1
+    tally.classify_seconds += time.perf_counter() - started
+    tally.add(np.array(is_spam), np.array(verdicts), np.array(scores))
+    return learnt
+
+
+def incremental_bogofilter(fold, scratch: Path, tally: Tally) -> int:
+    """bogofilter's verdicts on the test mail walked in order, registering each error or unsure
+    message (-s or -n) before the next; how many it registered."""
+    wordlist = scratch / "bogofilter-incremental"
+    wordlist.mkdir()
+    started = time.perf_counter()
+    for flag, want in (("-s", True), ("-n", False)):
+        files = [str(p) for label, p in fold.train if (label == "spam") == want]
+        for start in range(0, len(files), 2000):
+            subprocess.run(["bogofilter", "-d", str(wordlist), flag, "-B", *files[start:start + 2000]], check=True)
+    tally.train_seconds += time.perf_counter() - started
+    learnt, verdicts, scores, is_spam = 0, [], [], []
+    started = time.perf_counter()
+    for label, path in walk_order(fold.test):
+        [(_, line)] = _bogofilter_lines(wordlist, "-TT", [str(path)])
+        score = float(line)
+        [(_, letter)] = _bogofilter_lines(wordlist, "-T", [str(path)])
+        verdict = {"S": 0, "H": 1, "U": 2}[letter]
+        verdicts.append(verdict), scores.append(score), is_spam.append(label == "spam")
+        if verdict == EXIT_UNSURE or (verdict == EXIT_SPAM) != (label == "spam"):
+            subprocess.run(["bogofilter", "-d", str(wordlist), "-s" if label == "spam" else "-n", "-I", str(path)],
+                           check=True)
+            learnt += 1
+    tally.classify_seconds += time.perf_counter() - started
+    tally.add(np.array(is_spam), np.array(verdicts), np.array(scores))
+    return learnt
 
 
 def message_files(items, dest: Path) -> list[tuple[str, Path]]:
@@ -206,7 +277,10 @@ def main() -> None:
     parser.add_argument("--fp-target", type=float, default=DEFAULT_FP_TARGET, help="nbtext train --fp-target")
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-process timing")
     parser.add_argument("--temporal", action="store_true", help="split each dated corpus by time, not in folds")
+    parser.add_argument("--incremental", action="store_true", help="the temporal split, walked in order, learning "
+                        "each error")
     args = parser.parse_args()
+    args.temporal = args.temporal or args.incremental
     if args.temporal and args.corpora == ",".join(CORPORA):
         args.corpora = ",".join(TEMPORAL)
     if shutil.which("bogofilter") is None:
@@ -225,6 +299,11 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as scratch:
                 scratch = Path(scratch)
                 train_arg, test_arg = fold.write(scratch)
+                if args.incremental:
+                    learnt = (incremental_nbtext(fold, train_arg, tallies["nbtext"], args.fp_target),
+                              incremental_bogofilter(fold, scratch, tallies["bogofilter"]))
+                    protocol = f"{protocol}; learnt on error: nbtext {learnt[0]:,}, bogofilter {learnt[1]:,}"
+                    continue
                 run_nbtext(train_arg, test_arg, mail, tallies["nbtext"], args.fp_target)
                 run_bogofilter(fold, scratch, tallies["bogofilter"])
         losses = [tally.ham_lost for tally in tallies.values()]

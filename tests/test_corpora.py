@@ -311,8 +311,11 @@ def test_the_selection_benchmark_replays_the_pick_the_accuracy_benchmark_scores(
 @pytest.mark.parametrize("name", ["spamassassin-2003", "enron3"])
 def test_the_temporal_split_trains_on_each_class_s_older_mail(name):
     """benchmarks/spam.py --temporal: of each class, the oldest 80% trains and the newest 20%
-    tests, by the Date header (SpamAssassin) or the file name's date (Enron); no message lost."""
+    tests, by the Date header (SpamAssassin) or the file name's date (Enron); no message lost.
+    --incremental walks the test mail with each class in its date order, the two interleaved
+    evenly: every tenth of the walk holds a tenth of each class's messages, to one."""
     from benchmarks.protocols import _date, temporal_fold
+    from benchmarks.spam import walk_order
 
     fold, said = temporal_fold(name)
     shuffled = next(folds(name))  # a fold of the usual protocol holds every message, in train or test
@@ -324,3 +327,11 @@ def test_the_temporal_split_trains_on_each_class_s_older_mail(name):
         assert len(test) == len(train + test) - int(len(train + test) * 0.8)
         assert max(d for d in train if d is not None) <= min(test)
     assert said.startswith("test ham ") and ("undated" in said) == (name == "spamassassin-2003")
+    walked = walk_order(fold.test)
+    assert sorted(map(str, walked)) == sorted(map(str, fold.test))
+    for label in ("ham", "spam"):
+        mine = [item for item in fold.test if item[0] == label]
+        assert [item for item in walked if item[0] == label] == mine
+        for tenth in range(1, 10):
+            seen = sum(item[0] == label for item in walked[:len(walked) * tenth // 10])
+            assert abs(seen - len(mine) * tenth / 10) <= 1
