@@ -9,7 +9,7 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -303,6 +303,8 @@ def test_the_compiled_product_scores_what_numpy_scores_on_real_text(mail_and_new
     name=st.sampled_from(list(ANALYZERS)),
     scanner=st.sampled_from(["compiled", "numpy"]),
 )
+@example(texts=["ΟΔΟΣーa"], name="words", scanner="compiled")  # a final sigma before a CJK run, once apart
+@example(texts=["ΟΔΟΣーa"], name="words", scanner="numpy")
 def test_any_text_is_counted_as_the_analyzer_counts_it(texts, name, scanner):
     """Word characters in and out of ASCII, of 1 to 4 bytes in UTF-8 (中, 𝟘), characters that
     are not (’, —, a no-break space, a combining accent, 😀), NUL, a lone surrogate, long runs

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..analysis import Analyzer, cjk_bigrams
+from ..analysis import CJK_RUN, Analyzer, cjk_bigrams
 from ..matrices import CountMatrix, count_matrix
 from ..terms import GrowingVocabulary, PackedTerms, pack_terms, sorted_union
 from . import scanner
@@ -287,6 +288,15 @@ class WordTable:
         """Documents x columns counts of ``texts``."""
         return self.count_tokens(self.tokens(texts))
 
+    def _paired(self, text: Any) -> Any:
+        """A text with its CJK runs in pairs (``analysis.cjk_bigrams``), lowercased first where
+        the analyzer lowercases: the Analyzer pairs lowercased text, and lowering does not
+        commute with the spaces the pairs bring (a final sigma: ΟΔΟΣーa lowers to οδοσーa, and
+        ΟΔΟΣ ー a to οδος ー a). The buffer lowers the rest. Not a string: text_buffer's error."""
+        if not isinstance(text, str) or text.isascii() or not CJK_RUN.search(text):
+            return text
+        return cjk_bigrams(text.lower() if self.analyzer.lowercase else text)
+
     def tokens(self, texts: Sequence[str]) -> Tokens | Buffered:
         """The tokens of ``texts``, found and keyed (for the compiled scanner, just the byte
         buffer): the half of ``count`` that reads nothing of this table, so that another
@@ -294,7 +304,7 @@ class WordTable:
         if self._chars:
             return character_buffer(texts, self.analyzer.lowercase, self.analyzer.ngram_range)
         if self.analyzer.cjk_bigrams:
-            texts = [cjk_bigrams(text) if isinstance(text, str) else text for text in texts]  # else text_buffer's error
+            texts = [self._paired(text) for text in texts]
         buffer, doc_starts = text_buffer(texts, self.analyzer.lowercase)
         if self._scanned is not None:
             return Buffered(buffer, doc_starts)
