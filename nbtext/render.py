@@ -19,7 +19,6 @@ from typing import IO, Any
 
 import numpy as np
 
-from .metrics import MULTI_LABEL_THRESHOLD
 from .readers import MAIL_FORMATS
 
 #: The escapes of PostgreSQL's text format (and "linear TSV"): a field keeps to one line and one
@@ -293,6 +292,8 @@ def model_info(model, path: str, written: dict[str, Any], fmt: str, file: IO[str
         if untested := untested_classes(held):
             print(untested, file=file)
     if summary.get("several_labels"):
+        from .metrics import MULTI_LABEL_THRESHOLD  # here: every command's start-up imports this module
+
         several = summary["several_labels"]
         print(f"several labels: {several:,} {'text' if several == 1 else 'texts'} trained on had more than one; "
               f"predict --threshold {MULTI_LABEL_THRESHOLD} --top K gives each text its labels as a set", file=file)
