@@ -142,18 +142,23 @@ class SpamFilter:
         ...                                      np.array([False, False, True, True]))["spam_recall"]
         0.5
         """
-        verdicts = self.verdicts(scores)
-        ham_lost, caught = int(np.sum(verdicts[~is_spam] == EXIT_SPAM)), int(np.sum(verdicts[is_spam] == EXIT_SPAM))
-        unsure, n_spam = int(np.sum(verdicts == EXIT_UNSURE)), int(np.sum(is_spam))
-        n_ham = len(is_spam) - n_spam
-        return {
-            "spam_label": self.label, "spam_cutoff": self.spam_cutoff, "ham_cutoff": self.ham_cutoff,
-            "ham_false_positives": ham_lost, "n_ham": n_ham, "spam_caught": caught, "n_spam": n_spam,
-            "unsure": unsure, "n_messages": len(is_spam),
-            "ham_false_positive_rate": ham_lost / n_ham if n_ham else 0.0,
-            "spam_recall": caught / n_spam if n_spam else 0.0,
-            "unsure_share": unsure / len(is_spam) if len(is_spam) else 0.0,
-        }
+        return {"spam_label": self.label, "spam_cutoff": self.spam_cutoff, "ham_cutoff": self.ham_cutoff,
+                **judged_verdicts(self.verdicts(scores), is_spam)}
+
+
+def judged_verdicts(verdicts: np.ndarray, is_spam: np.ndarray) -> dict[str, Any]:
+    """``SpamFilter.judged``'s counts and shares of ``verdicts`` (EXIT_SPAM, EXIT_HAM or
+    EXIT_UNSURE each), given at whatever cut-offs: several folds' filters' too, pooled."""
+    ham_lost, caught = int(np.sum(verdicts[~is_spam] == EXIT_SPAM)), int(np.sum(verdicts[is_spam] == EXIT_SPAM))
+    unsure, n_spam = int(np.sum(verdicts == EXIT_UNSURE)), int(np.sum(is_spam))
+    n_ham = len(is_spam) - n_spam
+    return {
+        "ham_false_positives": ham_lost, "n_ham": n_ham, "spam_caught": caught, "n_spam": n_spam,
+        "unsure": unsure, "n_messages": len(is_spam),
+        "ham_false_positive_rate": ham_lost / n_ham if n_ham else 0.0,
+        "spam_recall": caught / n_spam if n_spam else 0.0,
+        "unsure_share": unsure / len(is_spam) if len(is_spam) else 0.0,
+    }
 
 
 def choose_cutoffs(scores: np.ndarray, is_spam: np.ndarray, fp_target: float = DEFAULT_FP_TARGET,

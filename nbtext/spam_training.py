@@ -23,7 +23,7 @@ from .metrics import evaluate, right_answers
 from .model import Model
 from .readers import Document, LabelledCorpus, Reading
 from .readers.document import labels_of
-from .spam import DEFAULT_FP_TARGET, SPAM_LABEL, SpamFilter, choose_cutoffs, spam_class
+from .spam import DEFAULT_FP_TARGET, SPAM_LABEL, SpamFilter, choose_cutoffs, judged_verdicts, spam_class
 from .training import digests_of, finished, held_documents, train
 from .tuning import Trial
 
@@ -101,7 +101,7 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
     labels = labels_of(documents)
     fold_of = stratified_folds(labels, k, seed)
     trial = Trial({"spam_label": label}, folds=fold_of, right=np.zeros(len(labels), dtype=bool))
-    counts = dict.fromkeys(("ham_false_positives", "n_ham", "spam_caught", "n_spam", "unsure", "n_messages"), 0)
+    verdicts = np.zeros(len(labels), dtype=np.int64)
     for f in range(k):
         held = np.flatnonzero(fold_of == f)
         model = train_filter([documents[i] for i in np.flatnonzero(fold_of != f)], analyzer=analyzer, label=label,
@@ -111,14 +111,10 @@ def cross_validate_filter(documents: Sequence[Document], *, k: int, seed: int, a
         trial.reports.append(evaluate(test_labels, log_proba, model.classes))
         trial.right[held] = right_answers(test_labels, log_proba, model.classes)
         spam_filter = SpamFilter.of(model)
-        judged = spam_filter.judged(spam_filter.scores_of(log_proba, model.classes), np.array(test_labels) == label)
-        counts = {key: n + judged[key] for key, n in counts.items()}
+        verdicts[held] = spam_filter.verdicts(spam_filter.scores_of(log_proba, model.classes))
         if progress is not None:
             progress(1)
-    trial.filter = {"spam_label": label, **counts,
-                    "ham_false_positive_rate": counts["ham_false_positives"] / max(counts["n_ham"], 1),
-                    "spam_recall": counts["spam_caught"] / max(counts["n_spam"], 1),
-                    "unsure_share": counts["unsure"] / max(counts["n_messages"], 1)}
+    trial.filter = {"spam_label": label, **judged_verdicts(verdicts, np.array(labels) == label)}
     return trial
 
 
