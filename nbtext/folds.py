@@ -23,7 +23,7 @@ from .matrices import CountMatrix
 from .metrics import text_groups
 from .model import Model
 from .phrasing import plural
-from .readers.document import Document, labels_of
+from .readers.document import Document, label_digest, labels_of, texts_of_several_labels
 from .terms import count_features
 from .vectorizing.vectorizer import Vectorizer, supports
 
@@ -59,10 +59,8 @@ def several_labels(labels: Sequence[str], digests: np.ndarray) -> int:
     >>> several_labels(["a", "b", "b", "c"], np.array([1, 1, 2, 2], dtype=np.uint64))
     2
     """
-    _, label_ids = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
-    pairs = np.unique(np.column_stack([np.asarray(digests, dtype=np.uint64), label_ids.astype(np.uint64)]), axis=0)
-    _, labels_a_text = np.unique(pairs[:, 0], return_counts=True)
-    return int((labels_a_text > 1).sum())
+    texts = np.asarray(digests, dtype=np.uint64)
+    return texts_of_several_labels(texts, texts ^ np.array([label_digest(label) for label in labels], dtype=np.uint64))
 
 
 def text_folds(labels: Sequence[str], digests: np.ndarray, k: int, seed: int) -> np.ndarray:

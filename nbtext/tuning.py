@@ -283,6 +283,7 @@ def cross_validate(
     metric: str = "accuracy",
     progress: Callable[[int], None] | None = None,
     folds: Sequence[int] | np.ndarray | None = None,
+    digests: Sequence[int] | np.ndarray | None = None,
 ) -> list[Trial]:
     """Score each candidate setting by stratified k-fold cross-validation.
 
@@ -296,18 +297,22 @@ def cross_validate(
     with none empty, in place of stratified folds (``k`` and ``seed`` then go unused): a
     corpus's own parts, say, or a training and a test part. A candidate's ``COLUMN_KEYS`` name
     the documents' numeric and categorical ``values`` it learns beside the text; their scores
-    are made once per fold for every setting that learns the same ones.
+    are made once per fold for every setting that learns the same ones. ``digests``, where
+    given, are the documents' ``document_digest``s, as a read report keeps them, not made again.
     """
     labels = labels_of(documents)
     if not labels:
         raise DataError("no documents to cross-validate")
     if len(set(labels)) < 2:
         raise DataError("cross-validation needs at least two classes")
-    digests = np.array([document_digest(doc) for doc in documents], dtype=np.uint64)
+    text_digests = np.asarray([document_digest(doc) for doc in documents] if digests is None else digests,
+                              dtype=np.uint64)
+    if text_digests.shape != (len(labels),):
+        raise ValueError(f"digests must give each of the {len(labels):,} documents its digest")
     # Texts of several labels (one copy a label) are scored as sets, each fold's copies of a text together.
-    sets = metric == "micro_f1" or several_labels(labels, digests) > 0
+    sets = metric == "micro_f1" or several_labels(labels, text_digests) > 0
     if folds is None:
-        fold_of = text_folds(labels, digests, k, seed)
+        fold_of = text_folds(labels, text_digests, k, seed)
     else:
         fold_of = np.asarray(folds, dtype=np.int64)
         k = int(fold_of.max(initial=-1)) + 1
@@ -344,7 +349,7 @@ def cross_validate(
             test_counts = by_fold.held_out(f)  # each setting takes its columns
             for (tf, doc_norm), group in weightings.items():
                 _score_fold(group, every.weighed_as(tf, doc_norm), test_counts, held, test_labels, analyzer,
-                            progress, by_columns[f] if by_columns else {}, digests[held] if sets else None)
+                            progress, by_columns[f] if by_columns else {}, text_digests[held] if sets else None)
         del by_fold  # before the next analyzer's documents are counted
     return trials
 
@@ -442,11 +447,12 @@ class Tuned:
 
 def tune(documents: Sequence[Document], candidates: Sequence[dict[str, Any]], *, k: int = DEFAULT_FOLDS,
          seed: int = 0, base_analyzer: Analyzer | None = None, metric: str = "accuracy",
-         summary: dict[str, Any] | None = None, progress: Callable[[int], None] | None = None) -> Tuned:
+         summary: dict[str, Any] | None = None, progress: Callable[[int], None] | None = None,
+         digests: Sequence[int] | np.ndarray | None = None) -> Tuned:
     """Score each of ``candidates`` (``expand``'s) by stratified ``k``-fold cross-validation of
     ``documents`` (``cross_validate``), rank them, and train the best on all of ``documents``:
     ``nbtext tune``. The model's summary keeps its score (``tuned``); ``progress`` is called
-    with 1 as each candidate's fold is scored.
+    with 1 as each candidate's fold is scored; ``digests`` are ``cross_validate``'s.
 
     Examples
     --------
@@ -457,7 +463,7 @@ def tune(documents: Sequence[Document], candidates: Sequence[dict[str, Any]], *,
     (2, 1.0)
     """
     trials = rank(cross_validate(documents, candidates, k=k, seed=seed, base_analyzer=base_analyzer, metric=metric,
-                                 progress=progress))
+                                 progress=progress, digests=digests))
     best = trials[0]
     scored = {"tuned": {"cv": k, "seed": seed, metric: best.mean, "std": best.std}}
     model = train_setting(documents, best.settings, base_analyzer=base_analyzer, summary={**(summary or {}), **scored})

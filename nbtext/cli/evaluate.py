@@ -20,8 +20,8 @@ from ..spam import SpamFilter
 from ..spam import spam_class
 from ..spam_training import makes_a_filter
 from .common import each_once, not_over_the_data, print_classes, print_read_report, reported_on_error
-from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, FiniteRange, PlotPath, analyzer_options, columns_of,
-                      cutoff_options, format_option, given_options, input_options, nb_options, value_column_options)
+from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, FiniteRange, PlotPath, analyzer_options,
+                      cutoff_options, labelled_columns, format_option, given_options, input_options, nb_options, value_column_options)
 from .setup import filter_options, training_setup
 
 
@@ -132,8 +132,7 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold
     each_once(data, "its documents would be read twice")
     corpus = corpus_for(model, data, input_format=options["input_format"], encoding=options["encoding"],
                         max_document_bytes=options["max_document_size"],
-                        columns=columns_of(options["text_column"], options["label_column"], options["id_column"],
-                                           options["skip_unlabelled"], label_separator=options["label_separator"]))
+                        columns=labelled_columns(options))
     with reported_on_error(corpus.report, options["verbose"], corpus.encoding, empty=model.empty_answer), \
          render.progress(corpus.total_bytes, "evaluating") as advance:
         evaluation = evaluate_model(model, corpus.read(progress=advance), spam_filter=spam_filter,
@@ -206,9 +205,7 @@ def _training_data(data: tuple[str, ...], k: int, options: dict[str, Any]) -> tu
     each_once(data, "its documents would be read twice")
     corpus, analyzer = training_corpus(data, analyzer, headers=options["headers"], input_format=options["input_format"],
                                        encoding=options["encoding"], max_document_bytes=options["max_document_size"],
-                                       columns=columns_of(options["text_column"], options["label_column"],
-                                                          options["id_column"], options["skip_unlabelled"], numeric,
-                                                          categorical, label_separator=options["label_separator"]))
+                                       columns=labelled_columns(options, numeric, categorical))
     with reported_on_error(corpus.report, options["verbose"], corpus.encoding), \
          render.progress(corpus.total_bytes, "reading") as advance:
         documents = read_all(corpus.read(progress=advance))

@@ -126,6 +126,13 @@ def columns_of(text_column: str | None, label_column: str | None = None, id_colu
         raise click.UsageError(as_flags(str(error))) from None
 
 
+def labelled_columns(options: dict[str, Any], numeric: tuple[str, ...] = (),
+                     categorical: tuple[str, ...] = ()) -> Columns | None:
+    """``columns_of`` the column options of a command that reads labelled data (``input_options``'s)."""
+    return columns_of(options["text_column"], options["label_column"], options["id_column"],
+                      options["skip_unlabelled"], numeric, categorical, label_separator=options["label_separator"])
+
+
 def column_names(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
     """--numeric-columns a,b: the names, in order, each once."""
     if value is None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,17 @@ def label_digest(label: str) -> int:
     if digest is None:
         digest = _LABEL_DIGESTS[label] = text_digest(str(label)) | 1  # never 0, which would leave the text's alone
     return digest
+
+
+def texts_of_several_labels(texts: np.ndarray, labelled: np.ndarray) -> int:
+    """How many texts came with more than one label, of documents' text digests (``texts``,
+    a uint64 array) and their text-and-label digests (``labelled``: each ``texts`` value
+    xor its label's ``label_digest``), in the same order."""
+    import numpy as np
+
+    _, first = np.unique(labelled, return_index=True)  # one document of each (text, label) pair
+    _, labels = np.unique(texts[first], return_counts=True)
+    return int((labels > 1).sum())
 
 
 def blank(text: str) -> bool:

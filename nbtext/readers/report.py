@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import DataError, spoken
 from ..phrasing import plural, size_text
-from .document import Document, blank, document_digest, label_digest
+from .document import Document, blank, document_digest, label_digest, texts_of_several_labels
 
 
 class TooLarge(Exception):
@@ -163,10 +163,8 @@ class ReadReport:
         import numpy as np
 
         texts = np.frombuffer(self.texts, dtype=np.uint64)
-        # One document of each (text, label) pair, then how many labels each text has.
-        _, first = np.unique(np.frombuffer(self.labelled_texts, dtype=np.uint64), return_index=True)
-        _, labels = np.unique(texts[first], return_counts=True)
-        return len(texts) - len(np.unique(texts)), int((labels > 1).sum())
+        several = texts_of_several_labels(texts, np.frombuffer(self.labelled_texts, dtype=np.uint64))
+        return len(texts) - len(np.unique(texts)), several
 
     def any_label(self, predicted: Sequence[str]) -> dict[str, Any]:
         """How often ``predicted`` (a label for each labelled document read, in order) is one of
