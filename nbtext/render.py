@@ -362,6 +362,11 @@ def train_options(model) -> dict[str, Any]:
                                                       "max_df")})
     if settings["max_features"] is not None:
         options["max_features"] = settings["max_features"]
+    em = summary.get("em")
+    if em:  # EM's documents are given by path, as DATA is
+        options.update(unlabelled="PATH", em_weight=em["weight"])
+        if "iterations" in em:
+            options["em_iterations"] = em["iterations"]
     measured = (settings["spam"] or {}).get("measured") or {}
     if settings["spam"]:
         options["spam_label"] = settings["spam"]["label"]

@@ -17,6 +17,7 @@ still exact sums: ``train --update`` and ``merge`` add to it exactly.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,11 +28,14 @@ from .analysis import Analyzer, load_stop_words
 from .classifier import logsumexp
 from .counting import FrozenCounts, on_grid
 from .errors import DataError
+from .folds import text_folds
 from .matrices import CountMatrix
 from .model import Model
 from .readers import Document, ReadReport
+from .readers.document import document_digest, labels_of
 from .readers.unlabelled import iter_unlabelled
 from .training import count_all
+from .tuning import Trial, Tuned, rank
 
 #: The weight of an unlabelled document beside a labelled one, and the most EM steps: chosen
 #: by ``benchmarks/semisupervised.py`` on 20 Newsgroups (docs/guides/training.md).
@@ -56,6 +60,11 @@ def em_analyzer() -> Analyzer:
 def em_settings() -> dict[str, Any]:
     """The model settings of ``EM_DEFAULTS``."""
     return {name: EM_DEFAULTS[name] for name in ("variant", "alpha", "min_df")}
+
+
+def em_weighting() -> dict[str, Any]:
+    """How ``EM_DEFAULTS`` weighs a document's counts: raw, as Nigam et al. count them."""
+    return {"tf": EM_DEFAULTS["tf"], "doc_norm": None}
 
 
 
@@ -98,11 +107,13 @@ class DocumentCounts:
                             {name: values[term_index, class_index] for name, values in sums.items()},
                             on_grid(weights.sum(axis=0)), self.tf, self.doc_norm)
 
-    def vocabulary(self, settings: dict[str, Any]) -> np.ndarray:
-        """The terms (indices) a model of these documents keeps by ``settings``' pruning, each
-        document counted once, labelled or not."""
+    def vocabulary(self, settings: dict[str, Any], rows: np.ndarray) -> np.ndarray:
+        """The terms (indices) a model of the documents ``rows`` keeps by ``settings``' pruning,
+        each document counted once, labelled or not."""
         pruned_by = dataclasses.replace(self, rows={name: self.rows[name] for name in ("doc_freq", "term_counts")})
-        every = pruned_by.class_sums(np.ones((self.rows["doc_freq"].shape[0], 1)), ["*"])
+        taken = np.zeros((self.rows["doc_freq"].shape[0], 1))
+        taken[rows] = 1.0
+        every = pruned_by.class_sums(taken, ["*"])
         return every.keep_terms(settings["min_df"], settings["max_df"], settings["max_features"])
 
     def matrix(self, rows: np.ndarray) -> CountMatrix:
@@ -127,7 +138,8 @@ def fit_em(counts: DocumentCounts, labels: dict[int, str], unlabelled: Sequence[
            on_step: Callable[[Step], None] | None = None) -> tuple[Model, list[Step]]:
     """The model EM makes of the documents of ``counts``: those in ``labels`` (row -> label)
     with their class, those in ``unlabelled`` (rows) with the classes it finds; and the steps.
-    With no unlabelled document, or ``iterations`` 0, the labelled documents' plain model."""
+    Other rows of ``counts`` are left out, from pruning too. With no unlabelled document, or
+    ``iterations`` 0, the labelled documents' plain model."""
     if not 0 < weight <= 1:
         raise DataError(f"`em_weight` must be above 0 and at most 1, got {weight}")
     if iterations < 0:
@@ -140,7 +152,7 @@ def fit_em(counts: DocumentCounts, labels: dict[int, str], unlabelled: Sequence[
     unlabelled = np.asarray(unlabelled, dtype=np.int64)
     weights = np.zeros((counts.rows["term_counts"].shape[0], len(classes)))
     weights[rows, known] = 1.0
-    kept = counts.vocabulary({**Model.DEFAULT_SETTINGS, **(settings or {})})
+    kept = counts.vocabulary({**Model.DEFAULT_SETTINGS, **(settings or {})}, np.concatenate([rows, unlabelled]))
     model = Model(analyzer, counts.class_sums(weights, classes), settings, kept=kept)
     steps: list[Step] = []
     previous = model
@@ -184,32 +196,125 @@ def train_semisupervised(labelled: Iterable[Document], unlabelled: Iterable[Docu
     >>> model.predict(["an offer"]), model.summary["unlabelled_documents"]
     (['spam'], 3)
     """
-    from .model import trained_texts
-    from .readers import LabelledCorpus, Reading
-    from .readers.document import document_digest, labels_of
-    from .training import finished
+    data = _EMData.read(labelled, unlabelled, analyzer=analyzer, tf=tf, doc_norm=doc_norm)
+    return data.model(settings, weight=weight, iterations=iterations, tolerance=tolerance, on_step=on_step)
 
-    reading = labelled.read() if isinstance(labelled, LabelledCorpus) else labelled
-    documents, others = list(reading), list(unlabelled)
-    summary: dict[str, Any] = {}
-    if isinstance(reading, Reading):
-        reading.corpus.check_all_read()
-        summary = reading.corpus.summary
-    labels = labels_of(documents)
-    if not documents:
-        raise DataError("no labelled documents to train on")
-    texts = [doc.text for doc in documents] + [doc.text for doc in others]
-    counts = DocumentCounts.of(texts, analyzer, tf=tf, doc_norm=doc_norm)
-    model, steps = fit_em(counts, dict(enumerate(labels)), range(len(documents), len(texts)), analyzer=analyzer,
-                          settings=settings, weight=weight, iterations=iterations, tolerance=tolerance,
-                          on_step=on_step)
-    model.summary = {**summary, "labelled_documents": len(documents), "unlabelled_documents": len(others),
-                     "em": {"weight": weight, "steps": len(steps),
-                            "log_likelihood": [round(step.log_likelihood, 3) for step in steps]}}
-    model = finished(model)
-    model.summary["documents"] = len(documents) + len(others)  # documents_per_class weighs the unlabelled
-    model.texts = trained_texts([document_digest(doc) for doc in documents + others])
-    return model
+
+@dataclass
+class _EMData:
+    """The labelled and unlabelled documents of EM, every one counted once, rows in that order."""
+
+    labelled: list[Document]
+    unlabelled: list[Document]
+    counts: DocumentCounts
+    analyzer: Analyzer
+    summary: dict[str, Any]
+
+    @classmethod
+    def read(cls, labelled: Iterable[Document], unlabelled: Iterable[Document], *, analyzer: Analyzer, tf: str,
+             doc_norm: str | None) -> _EMData:
+        from .readers import LabelledCorpus, Reading
+
+        reading = labelled.read() if isinstance(labelled, LabelledCorpus) else labelled
+        documents, others = list(reading), list(unlabelled)
+        summary: dict[str, Any] = {}
+        if isinstance(reading, Reading):
+            reading.corpus.check_all_read()
+            summary = reading.corpus.summary
+        if not documents:
+            raise DataError("no labelled documents to train on")
+        counts = DocumentCounts.of([doc.text for doc in documents + others], analyzer, tf=tf, doc_norm=doc_norm)
+        return cls(documents, others, counts, analyzer, summary)
+
+    @property
+    def others(self) -> range:
+        """The rows of the unlabelled documents."""
+        return range(len(self.labelled), len(self.labelled) + len(self.unlabelled))
+
+    def model(self, settings: dict[str, Any] | None, *, weight: float, iterations: int,
+              tolerance: float = EM_TOLERANCE, on_step: Callable[[Step], None] | None = None,
+              summary: dict[str, Any] | None = None) -> Model:
+        """The model EM makes of all the documents, recorded."""
+        from .model import trained_texts
+        from .training import finished
+
+        model, steps = fit_em(self.counts, dict(enumerate(labels_of(self.labelled))), self.others,
+                              analyzer=self.analyzer, settings=settings, weight=weight, iterations=iterations,
+                              tolerance=tolerance, on_step=on_step)
+        model.summary = {**self.summary, **(summary or {}), "labelled_documents": len(self.labelled),
+                         "unlabelled_documents": len(self.unlabelled),
+                         "em": {"weight": weight, "iterations": iterations, "steps": len(steps),
+                                "log_likelihood": [round(step.log_likelihood, 3) for step in steps]}}
+        model = finished(model)
+        model.summary["documents"] = len(self.labelled) + len(self.unlabelled)  # documents_per_class weighs them
+        model.texts = trained_texts([document_digest(doc) for doc in self.labelled + self.unlabelled])
+        return model
+
+
+def tune_em(labelled: Iterable[Document], unlabelled: Iterable[Document], candidates: Sequence[dict[str, Any]], *,
+            analyzer: Analyzer, tf: str, doc_norm: str | None, settings: dict[str, Any] | None = None,
+            k: int = 3, seed: int = 0, metric: str = "accuracy", summary: dict[str, Any] | None = None,
+            progress: Callable[[int], None] | None = None) -> Tuned:
+    """Score each candidate (``em_weight``, ``em_iterations`` and model settings over
+    ``settings``: ``tuning.read_grid(..., unlabelled=True)``'s) by stratified ``k``-fold
+    cross-validation of the ``labelled`` documents: each fold's model is made by EM of the
+    other folds' labelled documents and every unlabelled one, and scored on the fold's. Then
+    rank them, and make the best one's model of all the documents: `nbtext tune --unlabelled`.
+    Every document is counted once; ``progress`` is called with 1 as each candidate's fold is scored.
+
+    Examples
+    --------
+    >>> labelled = [Document(f"cheap pills {i}", "spam", f"s{i}") for i in range(3)]
+    >>> labelled += [Document(f"lunch at noon {i}", "ham", f"h{i}") for i in range(3)]
+    >>> unlabelled = [Document("cheap pills offer", None, "u1"), Document("lunch notes", None, "u2")]
+    >>> tuned = tune_em(labelled, unlabelled, [{"em_weight": 0.1}, {"em_weight": 1.0}], analyzer=em_analyzer(),
+    ...                 tf="raw", doc_norm=None, settings={**em_settings(), "min_df": 1})
+    >>> [trial.mean for trial in tuned.trials], tuned.model.summary["em"]["weight"]
+    ([1.0, 1.0], 0.1)
+    """
+    data = _EMData.read(labelled, unlabelled, analyzer=analyzer, tf=tf, doc_norm=doc_norm)
+    digests = np.array([document_digest(doc) for doc in data.labelled], dtype=np.uint64)
+    trials = rank(cross_validate_em(data.counts, dict(enumerate(labels_of(data.labelled))), data.others, candidates,
+                                    analyzer=analyzer, settings=settings, k=k, seed=seed, metric=metric,
+                                    digests=digests, progress=progress))
+    best = _em_options({**(settings or {}), **trials[0].settings})
+    scored = {"tuned": {"cv": k, "seed": seed, metric: trials[0].mean, "std": trials[0].std}}
+    return Tuned(trials, data.model(best.pop("settings"), summary={**(summary or {}), **scored}, **best))
+
+
+def cross_validate_em(counts: DocumentCounts, labels: dict[int, str], unlabelled: Sequence[int],
+                      candidates: Iterable[dict[str, Any]], *, analyzer: Analyzer,
+                      settings: dict[str, Any] | None = None, k: int = 3, seed: int = 0, metric: str = "accuracy",
+                      digests: np.ndarray | None = None, progress: Callable[[int], None] | None = None) -> list[Trial]:
+    """Each candidate of ``tune_em`` scored by stratified ``k``-fold cross-validation of the
+    documents of ``labels`` (row -> label), each fold's model made by EM (``fit_em``) of the
+    other folds' and of the ``unlabelled`` rows. With the ``digests`` of the labelled texts,
+    in ``labels``' order, a text's copies (one a label) share a fold."""
+    rows = np.fromiter(labels, dtype=np.int64, count=len(labels))
+    truth = [labels[row] for row in rows]
+    fold_of = text_folds(truth, np.arange(len(rows), dtype=np.uint64) if digests is None else digests, k, seed)
+    trials = [Trial(dict(c), metric, folds=fold_of, right=np.zeros(len(rows), dtype=bool)) for c in candidates]
+    for f in range(k):
+        held = np.flatnonzero(fold_of == f)
+        known = {int(rows[i]): truth[i] for i in np.flatnonzero(fold_of != f)}
+        for trial in trials:
+            started = time.perf_counter()
+            model, _ = fit_em(counts, known, unlabelled, analyzer=analyzer,
+                              **_em_options({**(settings or {}), **trial.settings}))
+            joint = _joint(model, counts, rows[held])
+            trial.record(held, [truth[i] for i in held], joint - logsumexp(joint)[:, None], model.classes,
+                         digests[held] if metric == "micro_f1" and digests is not None else None)
+            trial.seconds += time.perf_counter() - started
+            if progress is not None:
+                progress(1)
+    return trials
+
+
+def _em_options(setting: dict[str, Any]) -> dict[str, Any]:
+    """``fit_em``'s keywords for a setting of ``tune_em``: its EM options, the rest as ``settings``."""
+    rest = dict(setting)
+    return {"weight": rest.pop("em_weight", EM_WEIGHT), "iterations": rest.pop("em_iterations", EM_ITERATIONS),
+            "settings": rest}
 
 
 def unlabelled_documents(paths: Sequence[str], report: ReadReport, **reading: Any) -> list[Document]:

@@ -111,6 +111,16 @@ class Trial:
             out["filter"] = self.filter
         return out
 
+    def record(self, held: np.ndarray, labels: list[str], log_proba: np.ndarray, classes: Sequence[str],
+               digests: np.ndarray | None = None) -> None:
+        """One fold's scores: of the documents ``held``, of these ``labels``, given ``log_proba``
+        over ``classes``; with the ``digests`` of their texts, their labels as sets too (``micro_f1``)."""
+        report = evaluate(labels, log_proba, classes)
+        if digests is not None:
+            report["micro_f1"] = multi_label(labels, log_proba, classes, digests)["micro"]["f1"]
+        self.reports.append(report)
+        self.right[held] = right_answers(labels, log_proba, classes)
+
     def on_copies(self, digests: Sequence[int] | np.ndarray) -> dict[str, Any]:
         """How many documents (of these text digests, in order) a fold scored by a model
         trained on a copy of their text in another fold, which flatters them, and the
@@ -121,15 +131,23 @@ class Trial:
 
 #: Keys a grid may hold: DEFAULT_GRID's and the other model and analyzer settings.
 GRID_KEYS = {*DEFAULT_GRID, "norm", "max_df", "fit_prior", *ANALYZER_KEYS, "columns"}
+#: The default search with unlabelled documents (`nbtext tune --unlabelled`, EM): the weight of
+#: an unlabelled document, which Nigam et al. chose by cross-validation for each number of
+#: labelled documents, as no one weight suits them all (docs/accuracy.md).
+EM_GRID: dict[str, list[Any]] = {"em_weight": [0.01, 0.03, 0.1, 0.3, 1.0]}
+#: Keys such a grid may hold: EM's options, and the settings that need no recount (EM counts
+#: every document once).
+EM_GRID_KEYS = {"em_weight", "em_iterations", "variant", "alpha", "idf", "norm", "min_df", "max_df", "fit_prior"}
 #: The settings that name one of a few choices, and those choices.
 NAMED_CHOICES: dict[str, Sequence[str | None]] = {
     "variant": sorted(VARIANTS), "tf": TF_MODES, "doc_norm": DOC_NORMS, "analyzer": ANALYZERS, "tokens": TOKENS,
 }
 
 
-def read_grid(spec: str | None) -> dict[str, list[Any]]:
+def read_grid(spec: str | None, *, unlabelled: bool = False) -> dict[str, list[Any]]:
     """A grid given as JSON text or as the path of a JSON file, n-gram ranges as tuples;
-    DEFAULT_GRID when none is given.
+    DEFAULT_GRID when none is given. With ``unlabelled`` (a search by EM), a grid of
+    ``EM_GRID_KEYS``, and EM_GRID when none is given.
 
     >>> read_grid('{"alpha": [0.1, 1], "ngram_range": [[1, 2]], "char_ngrams": [null]}')
     {'alpha': [0.1, 1], 'ngram_range': [(1, 2)], 'char_ngrams': [None]}
@@ -147,9 +165,13 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     >>> read_grid('{"alpha": 0.1}')
     Traceback (most recent call last):
     nbtext.errors.DataError: alpha 0.1: give a list of the values to try, [0.1] for that one alone
+    >>> read_grid('{"em_weight": [0.1, 1.5]}', unlabelled=True)
+    Traceback (most recent call last):
+    nbtext.errors.DataError: em_weight 1.5: the weight of an unlabelled document must be above 0 and at most 1, e.g. 0.1
     """
     if not spec:
-        return dict(DEFAULT_GRID)
+        return dict(EM_GRID if unlabelled else DEFAULT_GRID)
+    keys = EM_GRID_KEYS if unlabelled else GRID_KEYS
     where = ""
     if os.path.isfile(spec) or is_pipe(spec):  # a pipe: bash's <(...)
         where = f"{spec}: "
@@ -165,11 +187,16 @@ def read_grid(spec: str | None) -> dict[str, list[Any]]:
     if not isinstance(grid, dict) or not grid:
         raise DataError(f"{where}expected a JSON object of settings, each with a list of values to try; e.g. "
                         "'{\"alpha\": [0.1, 1.0]}'")
-    unknown = sorted(set(grid) - GRID_KEYS)
+    unknown = sorted(set(grid) - keys)
+    if unknown and unknown[0] in EM_GRID_KEYS:
+        raise DataError(f"{unknown[0]} is searched with unlabelled documents, by EM: add `unlabelled`")
+    if unknown and unknown[0] in GRID_KEYS:
+        raise DataError(f"{unknown[0]} is not searched with unlabelled documents: EM counts every document once, "
+                        f"with its own analyzer; use {sorted(keys)}")
     if unknown:
-        close = difflib.get_close_matches(unknown[0], GRID_KEYS, n=1)
+        close = difflib.get_close_matches(unknown[0], keys, n=1)
         raise DataError(f"unknown setting {unknown[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
-                        f"use {sorted(GRID_KEYS)}")
+                        f"use {sorted(keys)}")
     for key, values in grid.items():
         if not isinstance(values, list):  # one value meant as the only one to try
             raise DataError(f"{where}{key} {json.dumps(values)}: give a list of the values to try, "
@@ -213,6 +240,11 @@ def _grid_value(key: str, value: Any) -> Any:
             raise DataError(f"columns {shown}: use a list of the table's column names to learn beside the text, "
                             '[] for none, e.g. [["size", "tier"], []]')
         return tuple(value)
+    if key == "em_weight" and not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1):
+        raise DataError(f"em_weight {shown}: the weight of an unlabelled document must be above 0 and at most 1, "
+                        "e.g. 0.1")
+    if key == "em_iterations" and not (is_count(value) and value >= 0):
+        raise DataError(f"em_iterations {shown}: use a number of EM steps, 0 or more, e.g. 20")
     if key == "alpha" and not (isinstance(value, (int, float)) and not isinstance(value, bool)
                                and 0 < value <= MAX_ALPHA):  # JSON reads NaN and Infinity too
         raise DataError(f"alpha {shown}: the smoothing must be a number above 0 and at most {MAX_ALPHA:g}, e.g. 0.1")
@@ -413,11 +445,7 @@ def _score_fold(group: list[Trial], frozen: FrozenCounts, test_counts: CountMatr
             split = column_split(trial.settings)
             if split != ((), ()):
                 log_proba = model.with_column_scores(log_proba, column_scores[split])
-            report = evaluate(test_labels, log_proba, model.classes)
-            if digests is not None:
-                report["micro_f1"] = multi_label(test_labels, log_proba, model.classes, digests)["micro"]["f1"]
-            trial.reports.append(report)
-            trial.right[held] = right_answers(test_labels, log_proba, model.classes)
+            trial.record(held, test_labels, log_proba, model.classes, digests)
             trial.seconds += time.perf_counter() - started + share
             if progress is not None:
                 progress(1)

@@ -4,6 +4,8 @@ Newsgroups, and the command line."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,8 +15,16 @@ from nbtext.analysis import Analyzer
 from nbtext.counting import GRID_BITS
 from nbtext.model import Model
 from nbtext.readers import Document, LabelledCorpus
-from nbtext.semisupervised import DocumentCounts, em_analyzer, em_settings, fit_em, train_semisupervised
+from nbtext.semisupervised import (
+    DocumentCounts,
+    cross_validate_em,
+    em_analyzer,
+    em_settings,
+    fit_em,
+    train_semisupervised,
+)
 from nbtext.training import count_all, train
+from nbtext.tuning import cross_validate
 
 from .conftest import corpus_path, run
 
@@ -48,6 +58,16 @@ def test_one_em_step_by_hand():
     np.testing.assert_allclose(model.counts.term_counts.T, [expected[word] for word in sorted(expected)], atol=grid)
     np.testing.assert_allclose(model.counts.class_docs, [1 + 0.5 * (2 - p_spam_1 - p_spam_2),
                                                          1 + 0.5 * (p_spam_1 + p_spam_2)], atol=grid)
+
+
+def test_rows_em_is_not_given_are_left_out_of_its_pruning():
+    """Counted, but neither labelled nor unlabelled (the held-out fold of tune --unlabelled):
+    "pills" is in rows 0, 3 and 4, but only row 0 is EM's, so --min-df 2 prunes it."""
+    counts = DocumentCounts.of(["cheap pills", "lunch at noon", "cheap cheap", "pills again", "pills"], WORDS,
+                               tf="raw", doc_norm=None)
+    model, _ = fit_em(counts, {0: "spam", 1: "ham"}, [2], analyzer=WORDS, settings={**LAPLACE, "min_df": 2},
+                      iterations=0)
+    assert list(model.terms) == ["cheap"]
 
 
 def test_without_unlabelled_documents_em_is_plain_training(sms):
@@ -99,7 +119,8 @@ def test_on_20news_the_likelihood_rises_and_em_gains_ten_points(news):
     rows = np.concatenate([labelled, unlabelled])
     counts = DocumentCounts.of([train_documents[i].text for i in rows], em_analyzer(), tf="raw", doc_norm=None)
     known = {i: str(labels[row]) for i, row in enumerate(labelled)}
-    plain, _ = fit_em(counts, known, [], analyzer=em_analyzer(), settings=em_settings())
+    plain, _ = fit_em(counts, known, range(len(labelled), len(rows)), analyzer=em_analyzer(), settings=em_settings(),
+                      iterations=0)  # EM's vocabulary, no step: the gain is EM's
     model, steps = fit_em(counts, known, range(len(labelled), len(rows)), analyzer=em_analyzer(),
                           settings=em_settings())
     likelihood = [step.log_likelihood for step in steps]
@@ -165,3 +186,62 @@ def test_em_with_what_it_does_not_go_with_is_a_usage_error(few_labelled, tmp_pat
 def test_em_options_without_unlabelled_documents_are_a_usage_error(few_labelled, tmp_path):
     result = run(["train", few_labelled, "--em-weight", "0.5", "-o", tmp_path / "m"], expect=2)
     assert "--em-weight and --em-iterations are for EM: add --unlabelled PATH" in result.stderr
+
+
+def test_em_of_no_step_is_cross_validated_as_plain_nb_is(sms):
+    """With no EM step and no unlabelled document, each fold's model is the labelled folds'
+    plain Multinomial NB: cross_validate_em scores every fold as tuning.cross_validate does
+    on the same folds with the same settings."""
+    documents = list(LabelledCorpus([str(sms / "train.tsv")]))
+    counts = DocumentCounts.of([doc.text for doc in documents], em_analyzer(), tf="raw", doc_norm=None)
+    [em] = cross_validate_em(counts, {i: doc.label for i, doc in enumerate(documents)}, [], [{"em_iterations": 0}],
+                             analyzer=em_analyzer(), settings=em_settings(), k=3, seed=4)
+    [plain] = cross_validate(documents, [{**em_settings(), "ngram_range": (1, 1), "tf": "raw", "doc_norm": None}],
+                             base_analyzer=em_analyzer(), folds=em.folds)
+    assert len(em.reports) == 3 and em.scores == plain.scores
+    assert [report["log_loss"] for report in em.reports] == pytest.approx(
+        [report["log_loss"] for report in plain.reports], rel=1e-9)
+    assert np.array_equal(em.right, plain.right)
+
+
+def test_tune_unlabelled_searches_the_em_weight_and_its_line_retrains_the_model(few_labelled, tmp_path):
+    """tune --unlabelled: a leaderboard of EM weights, best first; the model written is EM's
+    at the best weight, over the labelled and the unlabelled posts; and train with the options
+    of stderr's last line makes that model, count for count."""
+    unlabelled = corpus_path("20news-bydate") / "test" / "sci.space"
+    result = run(["tune", few_labelled, "--unlabelled", unlabelled, "--cv", 2, "--format", "json",
+                  "--grid", '{"em_weight": [0.03, 1.0]}', "-o", tmp_path / "tuned.joblib"])
+    board = json.loads(result.stdout)
+    assert [row["settings"] for row in sorted(board, key=lambda row: row["settings"]["em_weight"])] == [
+        {"em_weight": 0.03}, {"em_weight": 1.0}]
+    best = board[0]["settings"]["em_weight"]
+    assert board[0]["mean"] >= board[1]["mean"] and board[0]["options"] == f"--em-weight {best}"
+    lines = result.stderr.splitlines()
+    assert "unlabelled: read 394 documents" in lines
+    assert any(line.startswith(f"EM: 40 labelled and 394 unlabelled documents (each weighing {best:g}), ")
+               for line in lines)
+    tuned = Model.load(tmp_path / "tuned.joblib")
+    assert tuned.summary["tuned"]["cv"] == 2 and tuned.summary["tuned"]["accuracy"] == board[0]["mean"]
+    assert tuned.summary["em"]["weight"] == best and tuned.summary["unlabelled_documents"] == 394
+    command = lines[-1].removeprefix("the same model: nbtext ").split()
+    assert f"--unlabelled PATH --em-weight {best} --em-iterations 20" in " ".join(command)
+    command = [str(few_labelled) if word == "DATA" else str(unlabelled) if word == "PATH" else word
+               for word in command[:-2]]
+    run([*command, "-o", tmp_path / "again.joblib"])
+    again = Model.load(tmp_path / "again.joblib")
+    assert list(again.counts.terms) == list(tuned.counts.terms) and again.settings == tuned.settings
+    for name in tuned.counts.values:
+        assert np.array_equal(again.counts.values[name], tuned.counts.values[name]), name
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--unlabelled", "PATH", "--grid", '{"ngram_range": [[1, 2]]}'],
+     "ngram_range is not searched with unlabelled documents: EM counts every document once"),
+    (["--grid", '{"em_weight": [0.1]}'], "em_weight is searched with unlabelled documents, by EM: add --unlabelled"),
+    (["--unlabelled", "PATH", "--grid", '{"em_weight": [0]}'], "em_weight 0: the weight of an unlabelled document "
+                                                             "must be above 0 and at most 1"),
+    (["--unlabelled", "PATH", "--numeric-columns", "size"], "--unlabelled learns from text alone"),
+])
+def test_tune_unlabelled_grids_that_cannot_be_searched_are_usage_errors(few_labelled, tmp_path, args, message):
+    result = run(["tune", few_labelled, *args, "-o", tmp_path / "m"], expect=2)
+    assert message in " ".join(result.stderr.split())

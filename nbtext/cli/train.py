@@ -15,18 +15,19 @@ from ..model import Model
 from ..modelfile import unsafe_output
 from ..parallel import read_all
 from ..phrasing import plural
-from ..readers import ReadReport
+from ..readers import Document, ReadReport
 from ..readers.files import is_pipe
-from ..semisupervised import EM_DEFAULTS, EM_ITERATIONS, EM_WEIGHT, train_semisupervised, unlabelled_documents
+from ..semisupervised import (EM_DEFAULTS, EM_ITERATIONS, EM_WEIGHT, em_analyzer, em_settings, em_weighting,
+                              train_semisupervised, tune_em, unlabelled_documents)
 from ..spam_training import makes_a_filter, train_mail
 from ..training import DEFAULT_ANALYZER, merge_files, train_calibrated, train_held_out, update_file
 from ..training import train as train_model
-from ..tuning import expand, read_grid
+from ..tuning import EM_GRID, expand, read_grid
 from ..tuning import tune as tune_settings
 from .common import (each_once, not_over_the_data, note_kept_measurements, print_classes, print_read_report,
                      repeats_line, reported_on_error)
 from .flags import flag_of
-from .options import (ANALYZER_OPTIONS, FiniteRange, OutputPath, analyzer_options, columns_of, document_frequency,
+from .options import (ANALYZER_OPTIONS, FiniteRange, OutputPath, analyzer_options, labelled_columns, document_frequency,
                       format_option, given_options, input_options, jobs_option, nb_options, spam_options, top_option,
                       value_column_options)
 from .options import PlotPath
@@ -147,9 +148,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
     each_once(data, "its documents would be read twice")
     reading = {"input_format": options["input_format"], "encoding": options["encoding"],
                "max_document_bytes": options["max_document_size"],
-               "columns": columns_of(options["text_column"], options["label_column"], options["id_column"],
-                                     options["skip_unlabelled"], numeric_columns, categorical_columns,
-                                     label_separator=options["label_separator"])}
+               "columns": labelled_columns(options, numeric_columns, categorical_columns)}
     if (numeric_columns or categorical_columns) and (calibrate or "spam_label" in given):
         raise click.UsageError("numeric and categorical columns are learnt by plain training, --test-split, "
                                "--update and --dask; not yet with --calibrate or --spam-label")
@@ -206,8 +205,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
         model.save(output)
     print_read_report(corpus.report, options["verbose"], corpus.encoding)
     if unlabelled_paths:
-        for line in unlabelled_report.lines(verbose=options["verbose"], encoding=corpus.encoding):
-            click.echo(f"unlabelled: {line}", err=True)
+        _print_unlabelled(unlabelled_report, options, corpus.encoding)
         click.echo(render.em_lines(model), err=True)
     render.train_summary(model, output, seconds)
     if base is not None:
@@ -290,11 +288,14 @@ def merge(models, output, min_df, max_df, max_features) -> None:
 @click.option("--plot", "plot_path", type=PlotPath(), metavar="FILE",
               help="Also draw the search to FILE (.svg, .png or .pdf): for each setting the grid varies, every "
                    "setting's score by its value, the best at each value joined. Needs nbtext[plot].")
+@click.option("--unlabelled", "unlabelled_paths", multiple=True, metavar="PATH",
+              help="Search EM's settings over these unlabelled documents too (read as train --unlabelled reads "
+                   f"them); the default grid is then the EM weight, {EM_GRID['em_weight']}. Repeatable.")
 @input_options
 @value_column_options[0]
 @value_column_options[1]
 def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_columns, categorical_columns,
-         **options) -> None:
+         unlabelled_paths, **options) -> None:
     """Search settings by cross-validation, show a leaderboard, save the best model.
 
     Every combination of the grid is scored by stratified K-fold cross-validation (documents
@@ -315,6 +316,11 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
     of several __label__s), the folds are of texts, a text's copies together, and settings
     are ranked by the micro F1 of the label sets, as eval scores them.
 
+    With --unlabelled, each fold's model is made by EM of the other folds' labelled documents
+    and every unlabelled one (train --unlabelled's model), and the grid searches the EM
+    weight (em_weight), em_iterations, and the model's variant, alpha, idf, norm, min_df,
+    max_df and fit_prior.
+
     \b
     Example:
       nbtext tune corpora/support-tickets/train -o best.joblib
@@ -322,9 +328,13 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
       nbtext tune reviews/ -o best.joblib --grid '{"char_ngrams": [null, [2, 5]], "alpha": [0.3, 1]}'
       nbtext tune corpora/support-tickets/train -o best.joblib --format json | jq -r '.[0].options'
       nbtext tune mail.csv -o best.joblib --numeric-columns log_size --categorical-columns mailer
+      nbtext tune few-labelled/ --unlabelled archive/ -o news.joblib   # the EM weight
     """
+    if unlabelled_paths and (numeric_columns or categorical_columns):
+        raise click.UsageError("--unlabelled learns from text alone; it does not go with --numeric-columns or "
+                               "--categorical-columns")
     try:
-        candidates = expand(_grid(grid), numeric_columns, categorical_columns)
+        candidates = expand(read_grid(grid, unlabelled=bool(unlabelled_paths)), numeric_columns, categorical_columns)
     except DataError as error:
         raise click.BadParameter(error.spoken(flag_of), param_hint="--grid") from None
     if plot_path is not None:  # before the reading: a missing matplotlib is known now
@@ -336,24 +346,29 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
             raise click.BadParameter(str(error), param_hint="--plot") from None
     not_over_the_data(output, data)
     each_once(data, "its documents would be read twice")
-    columns = columns_of(options["text_column"], options["label_column"], options["id_column"],
-                         options["skip_unlabelled"], numeric_columns, categorical_columns,
-                         label_separator=options["label_separator"])
+    columns = labelled_columns(options, numeric_columns, categorical_columns)
     # mail: the header tokens train adds
-    corpus, base = training_corpus(data, DEFAULT_ANALYZER, input_format=options["input_format"],
-                                   encoding=options["encoding"], max_document_bytes=options["max_document_size"],
-                                   columns=columns)
+    corpus, base = training_corpus(data, em_analyzer() if unlabelled_paths else DEFAULT_ANALYZER,
+                                   input_format=options["input_format"], encoding=options["encoding"],
+                                   max_document_bytes=options["max_document_size"], columns=columns)
     with reported_on_error(corpus.report, options["verbose"], corpus.encoding), \
          render.progress(corpus.total_bytes, "reading") as advance:
         documents = read_all(corpus.read(progress=advance))
     print_read_report(corpus.report, options["verbose"], corpus.encoding)
+    if unlabelled_paths:
+        unlabelled, report = _read_unlabelled(corpus, unlabelled_paths, options)
+        _print_unlabelled(report, options, corpus.encoding)
     print_classes(corpus.report, cv)
     several = corpus.report.repeated()[1]  # texts of several labels: scored, and said by info, as sets
     metric = metric or ("micro_f1" if several else "accuracy")
+    summary = {**corpus.summary, **({"several_labels": several} if several else {})}
     with render.progress(len(candidates) * cv, "tuning", unit="fits") as advance:
-        tuned = tune_settings(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
-                              summary={**corpus.summary, **({"several_labels": several} if several else {})},
-                              progress=advance)
+        if unlabelled_paths:
+            tuned = tune_em(documents, unlabelled, candidates, analyzer=base, settings=em_settings(), k=cv, seed=seed,
+                            metric=metric, summary=summary, progress=advance, **em_weighting())
+        else:
+            tuned = tune_settings(documents, candidates, k=cv, seed=seed, base_analyzer=base, metric=metric,
+                                  summary=summary, progress=advance, digests=corpus.report.texts)
     trials, model = tuned.trials, tuned.model
     model.save(output)  # before anything is printed: `| head -1` closes stdout, and the search is not lost
     if plot_path is not None:
@@ -368,6 +383,8 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
                    f"pruned, or no words) and answered there with the class priors alone; the best of them: "
                    f"{render.describe(termless[0].settings)}", err=True)
     click.echo(f"best {metric} {trials[0].mean:.4f} ± {trials[0].std:.4f} -> {output}", err=True)
+    if unlabelled_paths:
+        click.echo(render.em_lines(model), err=True)
     copies = trials[0].on_copies(corpus.report.texts)
     if copies["seen_in_training"]:  # they flatter every setting, most those that learn a text by heart
         click.echo(f"best setting: {render.copies_line(copies)}", err=True)
@@ -381,23 +398,27 @@ def tune(data, output, cv, seed, grid, metric, top, fmt, plot_path, numeric_colu
         click.echo(f"the same model: {command} -o MODEL", err=True)
 
 
-def _grid(spec: str | None) -> dict[str, list[Any]]:
-    try:
-        return read_grid(spec)
-    except DataError as error:
-        raise click.BadParameter(error.spoken(flag_of), param_hint="--grid") from None
-
-
 def _train_by_em(corpus, paths: tuple[str, ...], options: dict[str, Any], advance,
                  **em: Any) -> tuple[Model, ReadReport]:
     """train --unlabelled: the unlabelled documents read, then EM, a step a tick; and what
     reading the unlabelled documents saw."""
-    report = ReadReport()
-    with reported_on_error(report, options["verbose"], corpus.encoding):
-        unlabelled = unlabelled_documents(paths, report, encoding=options["encoding"],
-                                          max_document_bytes=options["max_document_size"],
-                                          headers=corpus.headers)
-        report.check_all_read()
+    unlabelled, report = _read_unlabelled(corpus, paths, options)
     advance(corpus.total_bytes or 0)
     with render.progress(em["iterations"], "EM", unit="steps") as step:
         return train_semisupervised(corpus.read(), unlabelled, on_step=lambda _: step(1), **em), report
+
+
+def _read_unlabelled(corpus, paths: tuple[str, ...], options: dict[str, Any]) -> tuple[list[Document], ReadReport]:
+    """The unlabelled documents of ``paths``, read as predict reads them (mail with the labelled
+    ``corpus``'s headers), and what reading them saw."""
+    report = ReadReport()
+    with reported_on_error(report, options["verbose"], corpus.encoding):
+        unlabelled = unlabelled_documents(paths, report, encoding=options["encoding"],
+                                          max_document_bytes=options["max_document_size"], headers=corpus.headers)
+        report.check_all_read()
+    return unlabelled, report
+
+
+def _print_unlabelled(report: ReadReport, options: dict[str, Any], encoding: str) -> None:
+    for line in report.lines(verbose=options["verbose"], encoding=encoding):
+        click.echo(f"unlabelled: {line}", err=True)
