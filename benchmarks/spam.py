@@ -3,6 +3,7 @@
     python benchmarks/spam.py                          # every corpus below
     python benchmarks/spam.py --corpora enron1 --folds 1
     python benchmarks/spam.py --temporal               # older mail trains, newer tests
+    python benchmarks/spam.py --temporal --combining nb,chi-square   # both ways of scoring
 
 With --incremental (a temporal split too), each tool walks the test mail in date order,
 each class's messages in their own order and the two interleaved evenly (Enron's ham and spam
@@ -23,7 +24,10 @@ training messages with -s/-n and classifies with -B. Times: training, and classi
 message in one batch; then one message in a fresh process (the procmail case), median of 20,
 with nbtext's bytecode written first, as installing it writes it.
 
-The last two columns compare the rankings rather than the cut-offs: the spam recall a tool's
+With --combining nb,chi-square, nbtext runs twice, its filter scoring by the naive Bayes
+posterior and by Robinson's chi-square (``nbtext.combining``), each a row.
+
+The last columns compare the rankings rather than the cut-offs: the spam recall a tool's
 own scores give at the best cut-off that loses no more ham than nbtext lost, then than
 bogofilter lost, pooled over the folds. That cut-off is chosen in hindsight, on the test labels,
 so no tool could have used it; both tools get it, so a column compares like with like, and it
@@ -50,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import PROTOCOLS, TEMPORAL, folds, temporal_fold  # noqa: E402
+from nbtext.combining import COMBINING, NB  # noqa: E402
 from nbtext.readers import LabelledCorpus, ReadReport  # noqa: E402
 from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
 from nbtext.readers.unlabelled import iter_unlabelled  # noqa: E402
@@ -113,11 +118,11 @@ def read(arg: Path, mail: bool):
     return list(LabelledCorpus([str(arg)]))
 
 
-def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_target: float) -> None:
+def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_target: float, combining: str) -> None:
     train_docs, test_docs = read(train_arg, mail), read(test_arg, mail)
     analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=DEFAULT_MAIL_HEADERS if mail else ())
     started = time.perf_counter()
-    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target)  # a filter's defaults
+    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)  # a filter's defaults
     tally.train_seconds += time.perf_counter() - started
     spam_filter = SpamFilter.of(model)
     started = time.perf_counter()
@@ -137,13 +142,13 @@ def walk_order(test: list) -> list:
     return [item for _, _, item in sorted(keyed, key=lambda key: key[:2])]
 
 
-def incremental_nbtext(fold, train_arg: Path, tally: Tally, fp_target: float) -> int:
+def incremental_nbtext(fold, train_arg: Path, tally: Tally, fp_target: float, combining: str) -> int:
     """nbtext's verdicts on the test mail walked in order, learning each error or unsure
     message (``training.update``, what `nbtext learn` does) before the next; how many it learnt."""
     train_docs = read(train_arg, True)
     analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=DEFAULT_MAIL_HEADERS)
     started = time.perf_counter()
-    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target)
+    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)
     tally.train_seconds += time.perf_counter() - started
     spam_filter = SpamFilter.of(model)
     learnt, verdicts, scores, is_spam = 0, [], [], []
@@ -279,18 +284,22 @@ def main() -> None:
     parser.add_argument("--temporal", action="store_true", help="split each dated corpus by time, not in folds")
     parser.add_argument("--incremental", action="store_true", help="the temporal split, walked in order, learning "
                         "each error")
+    parser.add_argument("--combining", default=NB, help=f"nbtext train --combining; several, comma-separated, are "
+                        f"run side by side (e.g. {','.join(COMBINING)})")
     args = parser.parse_args()
     args.temporal = args.temporal or args.incremental
+    combinings = args.combining.split(",")
     if args.temporal and args.corpora == ",".join(CORPORA):
         args.corpora = ",".join(TEMPORAL)
     if shutil.which("bogofilter") is None:
         sys.exit("bogofilter is not installed (Debian: apt-get install bogofilter)")
-    print("| corpus, protocol | tool | ham false positives | spam recall | unsure | training s | ms per message "
-          "| hindsight recall, nbtext's ham lost | hindsight recall, bogofilter's ham lost |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    tools = [f"nbtext{'' if combining == NB else f' ({combining})'}" for combining in combinings]
+    print("| corpus, protocol | tool | ham false positives | spam recall | unsure | training s | ms per message | "
+          + " | ".join(f"hindsight recall, {tool}'s ham lost" for tool in [*tools, "bogofilter"]) + " |")
+    print("|---|---|---|---|---|---|---|" + "---|" * (len(tools) + 1))
     for name in args.corpora.split(","):
         mail = name != "sms-spam"
-        tallies = {"nbtext": Tally(), "bogofilter": Tally()}
+        tallies = {**{tool: Tally() for tool in tools}, "bogofilter": Tally()}
         protocol = PROTOCOLS[name]
         if args.temporal:
             fold, said = temporal_fold(name)
@@ -300,11 +309,14 @@ def main() -> None:
                 scratch = Path(scratch)
                 train_arg, test_arg = fold.write(scratch)
                 if args.incremental:
-                    learnt = (incremental_nbtext(fold, train_arg, tallies["nbtext"], args.fp_target),
-                              incremental_bogofilter(fold, scratch, tallies["bogofilter"]))
-                    protocol = f"{protocol}; learnt on error: nbtext {learnt[0]:,}, bogofilter {learnt[1]:,}"
+                    learnt = [incremental_nbtext(fold, train_arg, tallies[tool], args.fp_target, combining)
+                              for tool, combining in zip(tools, combinings)]
+                    learnt.append(incremental_bogofilter(fold, scratch, tallies["bogofilter"]))
+                    protocol = f"{protocol}; learnt on error: " + ", ".join(
+                        f"{tool} {n:,}" for tool, n in zip([*tools, "bogofilter"], learnt))
                     continue
-                run_nbtext(train_arg, test_arg, mail, tallies["nbtext"], args.fp_target)
+                for tool, combining in zip(tools, combinings):
+                    run_nbtext(train_arg, test_arg, mail, tallies[tool], args.fp_target, combining)
                 run_bogofilter(fold, scratch, tallies["bogofilter"])
         losses = [tally.ham_lost for tally in tallies.values()]
         for tool, tally in tallies.items():

@@ -118,7 +118,14 @@ def platt_scaled(log_proba: np.ndarray, column: int, slope: float, intercept: fl
     [[0.5, 0.3, 0.2]]
     """
     rest = _log_rest(log_proba, column)
-    z = slope * (log_proba[:, column] - rest) + intercept
+    return spam_logit_scaled(log_proba, column, slope * (log_proba[:, column] - rest) + intercept, rest)
+
+
+def spam_logit_scaled(log_proba: np.ndarray, column: int, z: np.ndarray, rest: np.ndarray | None = None) -> np.ndarray:
+    """Class log-probabilities ``log_proba`` with the class in ``column`` given the
+    probability sigmoid(``z``), and the other classes sharing the rest in the proportions they
+    had (``rest``: their log-probability together, where known)."""
+    rest = _log_rest(log_proba, column) if rest is None else rest
     out = log_proba - rest[:, None] - np.logaddexp(0.0, z)[:, None]
     out[:, column] = -np.logaddexp(0.0, -z)  # log of sigmoid(z), to the bit
     return out

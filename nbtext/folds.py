@@ -229,7 +229,7 @@ def out_of_fold(documents: Sequence[Document], labels: Sequence[str], analyzer: 
     log_proba = np.empty((len(documents), len(by_fold.classes)))
     for f in range(folds):
         held = Model(analyzer, by_fold.without(f), settings)
-        log_proba[fold_of == f] = held.core.predict_log_proba(held.restrict(by_fold.held_out(f)))
+        log_proba[fold_of == f] = held.answer_counts(held.restrict(by_fold.held_out(f)))
     return by_fold.without(-1), log_proba
 
 

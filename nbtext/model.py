@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-import math
 import os
 from array import array
 from collections import Counter
@@ -24,7 +23,8 @@ from . import modelfile
 from ._version import __version__
 from .analysis import TOKEN_PATTERNS, Analyzer
 from .calibration import platt_scaled, tempered
-from .checks import array_of, checked, indices_within
+from .checks import array_of, check_settings, check_summary, checked, indices_within, smoothing
+from .combining import CHI_SQUARE, chi_square_log_proba
 from .cores import available_cores
 from .counting import FrozenCounts, weigh_rows
 from .errors import DataError, ModelError, NbtextError
@@ -111,7 +111,7 @@ class Model:
             raise ModelError(f"unknown variant {s['variant']!r}; use one of {sorted(VARIANTS)}")
         # The cores take scikit-learn's alpha, 0 included; a model's smoothing is above 0 (at 0 a
         # word one class never had rules it out) and bounded (limits.MAX_ALPHA says why).
-        if not _smoothing(s["alpha"]):
+        if not smoothing(s["alpha"]):
             raise ModelError(f"`alpha` must be a number above 0 and at most {MAX_ALPHA:g}, got {s['alpha']!r}")
         if kept is None:
             kept = counts.keep_terms(s["min_df"], s["max_df"], s["max_features"])
@@ -350,7 +350,17 @@ class Model:
         return self.predict_log_proba([""])[0]
 
     def _scored(self, table: AnyTable | None, texts: Sequence[str]) -> np.ndarray:
-        return self.core.predict_log_proba(self._counted(table, texts))
+        return self.answer_counts(self._counted(table, texts))
+
+    def answer_counts(self, matrix: CountMatrix) -> np.ndarray:
+        """The core's log-probabilities of documents counted over the model's columns
+        (``restrict``'s); a filter that combines by chi-square gives its score to the spam class."""
+        log_proba = self.core.predict_log_proba(matrix)
+        spam = self.settings["spam"]
+        if spam and spam.get("combining") == CHI_SQUARE:
+            return chi_square_log_proba(log_proba, matrix, self.counts.columns("doc_freq", self._kept),
+                                        self.counts.class_docs, self.classes.index(spam["label"]))
+        return log_proba
 
     def _thread_blocks(self, texts: Sequence[str]) -> tuple[int, list[Sequence[str]]]:
         """How many threads score ``texts`` (counted by the word table), and the blocks they
@@ -428,11 +438,14 @@ class Model:
         if self.analyzer.hash_features is not None:
             raise ModelError(f"{self.source or 'the model'} hashes its features into buckets (`hash_features`): it "
                              "keeps no words to export. Train without `hash_features` to export it.")
+        spam = self.settings["spam"]
+        if spam and spam.get("combining") == CHI_SQUARE:  # not a sum of weights: no linear form holds it
+            raise ModelError(f"{self.source or 'the model'} combines its words by chi-square (`combining`), which a "
+                             "linear model cannot give. Train the filter with naive Bayes' combining to export it.")
         weights, bias = self.core.linear_form()
         if self.columns is not None:
             bias = bias + self._prior_with_columns()
         presence = self.settings["variant"] == "bernoulli"
-        spam = self.settings["spam"]
         form: dict[str, Any] = {
             "classes": self.classes, "terms": list(self.terms), "weights": weights, "bias": bias,
             "analyzer": self.analyzer.to_dict(), "presence": presence,
@@ -624,8 +637,8 @@ class Model:
         idf = kept["idf"]
         if idf is not None:
             checked(bool(np.all(array_of(idf, "kept.idf", np.float64, len(index)) > 0)), "kept.idf", "positive")
-        _check_settings(payload["settings"], counts.classes, float(counts.class_docs.sum()) if len(index) else None)
-        _check_summary(payload["summary"])
+        check_settings(payload["settings"], counts.classes, float(counts.class_docs.sum()) if len(index) else None)
+        check_summary(payload["summary"])
         columns = None
         if payload.get("columns") is not None:
             from .tabular import ColumnSums
@@ -641,70 +654,6 @@ class Model:
 
 #: The parts every model file has.
 _PAYLOAD_KEYS = {"format", "format_version", "nbtext_version", "analyzer", "settings", "counts", "kept", "summary"}
-
-
-def _smoothing(alpha: Any) -> bool:
-    """Whether ``alpha`` is a model's smoothing: a number (not a bool) above 0, at most MAX_ALPHA."""
-    return (isinstance(alpha, (int, float, np.integer, np.floating)) and not isinstance(alpha, bool)
-            and 0 < alpha <= MAX_ALPHA)
-
-
-def _check_settings(settings: Any, classes: Sequence[str], documents: float | None) -> None:
-    """A ValueError where a model file's ``settings`` are not what nbtext writes, or prune away
-    every term of the ``documents`` it kept terms of; the Model checks unknown keys and the variant."""
-    checked(isinstance(settings, dict), "settings", "a dict")
-    checked(_smoothing(settings.get("alpha")), "settings.alpha", f"a smoothing above 0 and at most {MAX_ALPHA:g}")
-    for name in ("fit_prior", "norm", "idf"):
-        checked(type(settings.get(name, False)) is bool, f"settings.{name}", "true or false")
-    for name in ("min_df", "max_df"):
-        value = settings.get(name, 1)
-        checked(type(value) in (int, float) and math.isfinite(value) and value >= 0, f"settings.{name}",
-                "a count or a proportion")
-    min_df = settings.get("min_df", 1)  # a count, or a proportion of the documents
-    checked(documents is None or min_df * (documents if type(min_df) is float else 1) <= documents,
-            "settings.min_df", "one that leaves the terms kept")
-    max_features = settings.get("max_features")
-    checked(max_features is None or (type(max_features) is int and max_features >= 1), "settings.max_features",
-            "a count")
-    spam = settings.get("spam")
-    if spam is not None:
-        checked(isinstance(spam, dict) and {"label", "spam_cutoff", "ham_cutoff", "slope", "intercept"} <= set(spam)
-                <= {"label", "spam_cutoff", "ham_cutoff", "slope", "intercept", "measured"}, "settings.spam",
-                "a filter's label, cut-offs and calibration")
-        checked(spam["label"] in classes, "settings.spam.label", "one of the classes")
-        checked(all(type(spam[key]) is float and 0 <= spam[key] <= 1 for key in ("spam_cutoff", "ham_cutoff"))
-                and spam["ham_cutoff"] <= spam["spam_cutoff"], "settings.spam's cut-offs", "scores, ham below spam")
-        checked(all(type(spam[key]) is float and math.isfinite(spam[key]) for key in ("slope", "intercept")),
-                "settings.spam's calibration", "finite numbers")
-        checked(spam.get("measured") is None or isinstance(spam["measured"], dict), "settings.spam.measured",
-                "a dict")
-    calibration = settings.get("calibration")
-    if calibration is not None:
-        temperature = calibration.get("temperature") if isinstance(calibration, dict) else None
-        checked(type(temperature) is float and math.isfinite(temperature) and temperature > 0,
-                "settings.calibration.temperature", "a positive number")
-
-
-#: The summary's parts that nbtext reads back, and what each must be.
-_SUMMARY_TYPES: dict[str, tuple[type, ...]] = {
-    "documents": (int,), "vocabulary_size": (int,), "terms_seen": (int,), "documents_per_class": (dict,),
-    "inputs": (list,), "input_format": (str, type(None)), "columns": (dict, type(None)), "held_out": (dict,),
-    "tuned": (dict,), "learned": (dict,), "several_labels": (int,),
-}
-
-
-def _check_summary(summary: Any) -> None:
-    """A ValueError where a model file's ``summary`` lacks what every model has, or holds a part
-    nbtext reads back in another type."""
-    checked(isinstance(summary, dict) and {"documents", "documents_per_class", "vocabulary_size", "terms_seen"}
-            <= set(summary), "summary", "what training writes (documents, documents_per_class, vocabulary_size, "
-                                        "terms_seen)")
-    for key, types in _SUMMARY_TYPES.items():
-        if key in summary:
-            checked(type(summary[key]) in types, f"summary.{key}", " or ".join(t.__name__ for t in types))
-    checked(all(type(label) is str and type(n) is int for label, n in summary["documents_per_class"].items()),
-            "summary.documents_per_class", "a count for each class")
-    checked(all(type(path) is str for path in summary.get("inputs", [])), "summary.inputs", "a list of paths")
 
 
 def _unknown_settings(unknown: list[str], known: Iterable[str]) -> str:

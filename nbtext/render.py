@@ -224,7 +224,8 @@ def _model_lines(model, file: IO[str]) -> None:
               f" -> {calibration['ece']['after']:.4f}", file=file)
     spam = settings["spam"]
     if spam:
-        print(f"spam filter ({spam['label']!r} is spam): spam cut-off {spam['spam_cutoff']:.4f}, "
+        combined = ", words combined by chi-square" if spam.get("combining") == "chi-square" else ""
+        print(f"spam filter ({spam['label']!r} is spam{combined}): spam cut-off {spam['spam_cutoff']:.4f}, "
               f"ham cut-off {spam['ham_cutoff']:.4f}", file=file)
         measured = spam.get("measured")
         if measured:
@@ -370,6 +371,8 @@ def train_options(model) -> dict[str, Any]:
     measured = (settings["spam"] or {}).get("measured") or {}
     if settings["spam"]:
         options["spam_label"] = settings["spam"]["label"]
+        if "combining" in settings["spam"]:  # written only where not naive Bayes'
+            options["combining"] = settings["spam"]["combining"]
         if "fp_target" in measured:
             options["fp_target"] = measured["fp_target"]
     if settings["calibration"]:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .calibration import platt_scaled
+from .combining import NB
 from .errors import DataError, ModelError
 from .model import Model
 
@@ -72,6 +73,9 @@ class SpamFilter:
     intercept: float = 0.0
     #: Out-of-fold figures at the chosen cut-offs (plain data, for the train summary).
     measured: dict[str, Any] | None = None
+    #: How the words' evidence makes the score (``combining``): naive Bayes' posterior, Platt
+    #: scaled, or Robinson's chi-square, used as it is (slope 1, intercept 0).
+    combining: str = NB
 
     @classmethod
     def of(cls, model: Model) -> SpamFilter:
@@ -86,7 +90,8 @@ class SpamFilter:
         return cls(**stored)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        """The settings a model file keeps; naive Bayes' combining unsaid, as files before it had it."""
+        return {key: value for key, value in self.__dict__.items() if not (key == "combining" and value == NB)}
 
     def with_cutoffs(self, spam_cutoff: float | None, ham_cutoff: float | None) -> SpamFilter:
         """These settings with the cut-offs a user gave (None keeps this filter's; the ham

@@ -17,6 +17,7 @@ import numpy as np
 
 from .analysis import Analyzer
 from .calibration import fit_platt, log_odds, sigmoid
+from .combining import COMBINING, NB
 from .errors import DataError
 from .folds import labelled_for_folds, out_of_fold, stratified_folds
 from .metrics import evaluate, right_answers
@@ -60,6 +61,7 @@ def train_filter(
     spam_cutoff: float | None = None,
     ham_cutoff: float | None = None,
     jobs: int | None = None,
+    combining: str = NB,
 ) -> Model:
     """A filter model trained on labelled ``documents`` (they are held in memory: a corpus's
     are read by ``jobs`` processes where that pays, see ``parallel.read_all``).
@@ -67,21 +69,28 @@ def train_filter(
     Equals ``training.train`` on the same documents, plus the spam settings: calibration and
     cut-offs measured by stratified ``folds``-fold cross-validation; ``spam_cutoff`` and
     ``ham_cutoff`` override the measured ones. ``tf``, ``doc_norm`` and any setting not given
-    take a filter's defaults (``FILTER_WEIGHTING``, ``FILTER_SETTINGS``).
+    take a filter's defaults (``FILTER_WEIGHTING``, ``FILTER_SETTINGS``). ``combining`` is how
+    a message's words make its score: naive Bayes' posterior (``NB``), Platt scaled, or
+    Robinson's chi-square (``CHI_SQUARE``, see ``combining``), whose score is used as it is.
     """
+    if combining not in COMBINING:
+        raise DataError(f"`combining` {combining!r}: use one of {', '.join(COMBINING)}")
     documents, read_from = held_documents(documents, jobs)
     summary = {**read_from, **(summary or {})}
     settings = {**FILTER_SETTINGS, **(settings or {})}
     documents, labels, classes = labelled_for_folds(documents, folds, "measuring the cut-offs")
     if label not in classes:
         raise DataError(f"no documents labelled {label!r} (the spam label); labels seen: {', '.join(classes)}")
-    total, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm, settings=settings,
+    # Each fold's model scores as the filter will: by chi-square, its spam label named.
+    scoring = settings if combining == NB else {**settings, "spam": {"label": label, "combining": combining}}
+    total, log_proba = out_of_fold(documents, labels, analyzer, tf=tf, doc_norm=doc_norm, settings=scoring,
                                    folds=folds, seed=seed)
     odds = log_odds(log_proba, classes.index(label))
     is_spam = np.array(labels) == label
-    slope, intercept = fit_platt(odds, is_spam)
+    slope, intercept = fit_platt(odds, is_spam) if combining == NB else (1.0, 0.0)
     scores = sigmoid(slope * odds + intercept)
-    measured_filter = SpamFilter(label, *choose_cutoffs(scores, is_spam, fp_target), slope, intercept)
+    measured_filter = SpamFilter(label, *choose_cutoffs(scores, is_spam, fp_target), slope, intercept,
+                                 combining=combining)
     spam_filter = measured_filter.with_cutoffs(spam_cutoff, ham_cutoff)
     judged = spam_filter.judged(scores, is_spam)
     shares = {key: judged[key] for key in ("ham_false_positive_rate", "spam_recall", "unsure_share")}

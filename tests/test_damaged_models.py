@@ -179,7 +179,8 @@ def mutations(payload: dict[str, Any]) -> list[tuple[str, Any]]:
     if payload["settings"]["spam"]:
         out += [("a spam label of no class", changed(("settings", "spam", "label"), "junk")),
                 ("cut-offs the wrong way round", changed(("settings", "spam", "ham_cutoff"), 0.999)),
-                ("a calibration slope NaN", changed(("settings", "spam", "slope"), float("nan")))]
+                ("a calibration slope NaN", changed(("settings", "spam", "slope"), float("nan"))),
+                ("an unknown way of combining", changed(("settings", "spam", "combining"), "fisher"))]
     if payload["kept"]["idf"] is not None:
         out += [("IDF of another length", changed(("kept", "idf"), lambda a: a[:-1]))]
     return out

@@ -1119,3 +1119,39 @@ def test_a_filter_trained_on_too_little_mail_says_it_catches_little(tmp_path):
             "with --spam-cutoff, at the risk of losing good mail") in result.stderr.splitlines()
     enough = _mail_folders(tmp_path / "enough", {"spam": "spam", "ham": "ham"}, 300)
     assert "few catches" not in run(["train", "--input-format", "email", enough, "-o", tmp_path / "m"]).stderr
+
+
+def test_a_chi_square_filter_scores_real_mail_as_fishers_method_does(mail_root, tmp_path):
+    """train --combining chi-square: each held-out message's score from `nbtext filter` is
+    Robinson's chi-square of its words' spamicities (the oracle recomputes it message by
+    message with scipy); the cut-offs are measured on those scores out of fold; learning
+    keeps the combining; info and train's options say it; export, which cannot give it, says so."""
+    from .test_combining import oracle_scores
+
+    root, held = mail_root
+    model_path = tmp_path / "chi.joblib"
+    trained = run(["train", "--input-format", "email", root / "train", "--combining", "chi-square", "-o", model_path])
+    assert "spam filter ('spam' is spam, words combined by chi-square): spam cut-off 0.99" in trained.stderr
+    test = _held_out(held, tmp_path / "test")
+    scores, verdicts = {}, {}
+    for label in ("ham", "spam"):
+        for line in run(["filter", model_path, test / label]).stdout.splitlines():
+            path, verdict, score = line.split("\t")
+            scores[path], verdicts[path] = float(score), verdict
+    model = Model.load(model_path)
+    paths = sorted(scores)
+    read = {os.path.basename(doc.source): doc.text
+            for doc in LabelledCorpus([str(test)], input_format="email", headers=model.analyzer.headers)}
+    assert len(read) == len(paths) == 600
+    expected = oracle_scores(model, [read[os.path.basename(path)] for path in paths])
+    np.testing.assert_allclose([scores[path] for path in paths], expected, atol=5e-7)  # filter prints 6 places
+    ham_lost = sum(verdicts[path] == "Spam" for path in paths if "/ham/" in path)
+    caught = sum(verdicts[path] == "Spam" for path in paths if "/spam/" in path)
+    assert ham_lost == 0 and caught > 80, (ham_lost, caught)  # 99 of 200: chi-square is slow to be sure
+    run(["learn", model_path, "--ham", *held["ham"][400:405]])
+    assert Model.load(model_path).settings["spam"]["combining"] == "chi-square"
+    assert "--spam-label spam --combining chi-square --fp-target" in run(["info", model_path]).stdout
+    refused = run(["export", model_path], expect=1)
+    assert "combines its words by chi-square (--combining), which a linear model cannot give" in refused.stderr
+    plain = run(["train", TICKETS / "train", "--combining", "chi-square", "-o", tmp_path / "plain.joblib"], expect=2)
+    assert "--spam-cutoff, --ham-cutoff, --fp-target and --combining are for spam filters" in plain.stderr

@@ -17,6 +17,7 @@ import click
 from click.core import ParameterSource
 
 from ..analysis import ANALYZERS, TOKENS
+from ..combining import COMBINING, NB
 from ..errors import DataError, NbtextError
 from ..limits import MAX_ALPHA, MAX_DOCUMENT_BYTES, MAX_PROCESSES
 from ..modelfile import unsafe_output
@@ -485,5 +486,9 @@ def spam_options(command: Callable) -> Callable:
         click.option("--fp-target", type=float, default=0.001, show_default=True, callback=_probability,
                      metavar="RATE", help="Share of the training ham that may score above the measured "
                                           "spam cut-off in cross-validation."),
+        click.option("--combining", type=click.Choice(COMBINING), default=NB, show_default=True,
+                     help="How a message's words make its spam score: nb, the naive Bayes posterior (calibrated); "
+                          "chi-square, Robinson's chi-square of the words' spamicities, as bogofilter and "
+                          "SpamBayes score (unsure where a message holds spammy and hammy words both)."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), command)

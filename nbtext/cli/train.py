@@ -74,7 +74,7 @@ from .setup import filter_options, training_setup
 @value_column_options[1]
 @click.pass_context
 def train(ctx, data, output, update_path, test_split, seed, dask_address, calibrate, jobs, unlabelled_paths,
-          em_weight, em_iterations, spam_label, spam_cutoff, ham_cutoff, fp_target, numeric_columns,
+          em_weight, em_iterations, spam_label, spam_cutoff, ham_cutoff, fp_target, combining, numeric_columns,
           categorical_columns, **options) -> None:
     """Train a model on labelled DATA and write it to MODEL.
 
@@ -164,8 +164,9 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
                                "nor with --spam-label (a filter's score is calibrated already)")
     as_filter = (dask_address is None and base is None and test_split is None and not calibrate
                  and ("spam_label" in given or corpus.is_mail))
-    if not as_filter and given & {"spam_cutoff", "ham_cutoff", "fp_target"}:
-        raise click.UsageError("--spam-cutoff, --ham-cutoff and --fp-target are for spam filters: add --spam-label")
+    if not as_filter and given & {"spam_cutoff", "ham_cutoff", "fp_target", "combining"}:
+        raise click.UsageError("--spam-cutoff, --ham-cutoff, --fp-target and --combining are for spam filters: add "
+                               "--spam-label")
     if spam_cutoff is not None and ham_cutoff is not None and ham_cutoff > spam_cutoff:  # before a long read
         raise click.UsageError(f"the ham cut-off ({ham_cutoff}) is above the spam cut-off ({spam_cutoff})")
     held = None
@@ -185,7 +186,7 @@ def train(ctx, data, output, update_path, test_split, seed, dask_address, calibr
             model = train_mail(corpus.read(progress=advance), label=spam_label, required="spam_label" in given,
                                seed=seed, jobs=jobs,
                                plain={"analyzer": analyzer, "settings": settings, "jobs": jobs, **weighting},
-                               as_filter={"analyzer": filter_analyzer, "fp_target": fp_target,
+                               as_filter={"analyzer": filter_analyzer, "fp_target": fp_target, "combining": combining,
                                           "spam_cutoff": spam_cutoff, "ham_cutoff": ham_cutoff, **as_filter_options})
         elif unlabelled_paths:
             model, unlabelled_report = _train_by_em(corpus, unlabelled_paths, options, advance, analyzer=analyzer,
