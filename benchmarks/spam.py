@@ -24,7 +24,8 @@ training messages with -s/-n and classifies with -B. Times: training, and classi
 message in one batch; then one message in a fresh process (the procmail case), median of 20,
 with nbtext's bytecode written first, as installing it writes it.
 
-With --combining nb,chi-square, nbtext runs twice, its filter scoring by the naive Bayes
+With --html-links, nbtext also reads the hosts an HTML part links to as tokens
+(``--headers ...,html-links``). With --combining nb,chi-square, nbtext runs twice, its filter scoring by the naive Bayes
 posterior and by Robinson's chi-square (``nbtext.combining``), each a row.
 
 The last columns compare the rankings rather than the cut-offs: the spam recall a tool's
@@ -56,7 +57,7 @@ from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import PROTOCOLS, TEMPORAL, folds, temporal_fold  # noqa: E402
 from nbtext.combining import COMBINING, NB  # noqa: E402
 from nbtext.readers import LabelledCorpus, ReadReport  # noqa: E402
-from nbtext.readers.mail import DEFAULT_MAIL_HEADERS  # noqa: E402
+from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, HTML_LINKS  # noqa: E402
 from nbtext.readers.unlabelled import iter_unlabelled  # noqa: E402
 from nbtext.spam import DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, SpamFilter  # noqa: E402
 from nbtext.spam_training import FILTER_TOKENS, train_filter  # noqa: E402
@@ -70,6 +71,11 @@ BOGOFILTER_ISSUE = {
     "lingspam": "0.00% / 36.7% / 29 of 291 (part 10)",
     "sms-spam": "0.65% / 57.8% / 463 of 3,902",
 }
+
+
+#: The headers nbtext reads mail with: train's defaults, and with --html-links the hosts of
+#: HTML parts' links too (``readers.mail.HTML_LINKS``).
+HEADERS = DEFAULT_MAIL_HEADERS
 
 
 @dataclasses.dataclass
@@ -114,13 +120,13 @@ class Tally:
 
 def read(arg: Path, mail: bool):
     if mail:
-        return list(LabelledCorpus([str(arg)], input_format="email", headers=DEFAULT_MAIL_HEADERS))
+        return list(LabelledCorpus([str(arg)], input_format="email", headers=HEADERS))
     return list(LabelledCorpus([str(arg)]))
 
 
 def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_target: float, combining: str) -> None:
     train_docs, test_docs = read(train_arg, mail), read(test_arg, mail)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=DEFAULT_MAIL_HEADERS if mail else ())
+    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=HEADERS if mail else ())
     started = time.perf_counter()
     model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)  # a filter's defaults
     tally.train_seconds += time.perf_counter() - started
@@ -146,7 +152,7 @@ def incremental_nbtext(fold, train_arg: Path, tally: Tally, fp_target: float, co
     """nbtext's verdicts on the test mail walked in order, learning each error or unsure
     message (``training.update``, what `nbtext learn` does) before the next; how many it learnt."""
     train_docs = read(train_arg, True)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=DEFAULT_MAIL_HEADERS)
+    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=HEADERS)
     started = time.perf_counter()
     model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)
     tally.train_seconds += time.perf_counter() - started
@@ -155,7 +161,7 @@ def incremental_nbtext(fold, train_arg: Path, tally: Tally, fp_target: float, co
     started = time.perf_counter()
     for label, path in walk_order(fold.test):
         report = ReadReport()
-        [(batch, _)] = iter_unlabelled([str(path)], report, input_format="email", headers=DEFAULT_MAIL_HEADERS)
+        [(batch, _)] = iter_unlabelled([str(path)], report, input_format="email", headers=HEADERS)
         doc = dataclasses.replace(batch[0], label=label)
         score = spam_filter.scores(model, [doc.text])[0]
         verdict = int(spam_filter.verdicts(np.array([score]))[0])
@@ -286,7 +292,12 @@ def main() -> None:
                         "each error")
     parser.add_argument("--combining", default=NB, help=f"nbtext train --combining; several, comma-separated, are "
                         f"run side by side (e.g. {','.join(COMBINING)})")
+    parser.add_argument("--html-links", action="store_true", help=f"nbtext reads mail with --headers "
+                        f"{','.join(DEFAULT_MAIL_HEADERS)},{HTML_LINKS}")
     args = parser.parse_args()
+    if args.html_links:
+        global HEADERS
+        HEADERS = (*DEFAULT_MAIL_HEADERS, HTML_LINKS)
     args.temporal = args.temporal or args.incremental
     combinings = args.combining.split(",")
     if args.temporal and args.corpora == ",".join(CORPORA):

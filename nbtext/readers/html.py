@@ -43,13 +43,16 @@ def _html_parser_class() -> type:
     class TextOfHTML(HTMLParser):
         breaks = {"p", "br", "div", "tr", "li", "h1", "h2", "h3", "h4", "table", "td", "th"}
 
-        def __init__(self, skip: frozenset[str]) -> None:
+        def __init__(self, skip: frozenset[str], links: list[str] | None) -> None:
             super().__init__(convert_charrefs=True)
             self.skip = skip
             self.chunks: list[str] = []
             self.skipping = 0
+            self.links = links
 
         def handle_starttag(self, tag: str, attrs) -> None:
+            if self.links is not None:
+                self.links += [value for name, value in attrs if name in _LINK_ATTRIBUTES and value]
             if tag in self.skip:
                 self.skipping += 1
             elif tag in self.breaks:
@@ -72,17 +75,24 @@ _MAIL_SKIPS = frozenset({"script", "style", "head", "title"})
 _PAGE_SKIPS = frozenset({"script", "style"})
 
 
-def html_to_text(html: str, *, title: bool = False) -> str:
+#: The attributes whose values are where HTML links to, or loads from: a link's, an image's,
+#: a form's, a page's background.
+_LINK_ATTRIBUTES = frozenset({"href", "src", "action", "background"})
+
+
+def html_to_text(html: str, *, title: bool = False, links: list[str] | None = None) -> str:
     """The visible text of HTML: tags dropped, entities decoded, scripts and styles removed,
     and the head with its title unless ``title`` (a web page's title is what its tab shows;
-    a mail client shows none).
+    a mail client shows none). Where a ``links`` list is given, the values of the attributes
+    that link or load (``href``, ``src``, ``action``, ``background``) are added to it, which the
+    text drops.
 
     >>> html_to_text("<style>p{}</style><p>Fish &amp; chips</p><p>&pound;5</p>")
     'Fish & chips\\n£5'
     >>> html_to_text("<head><title>Menu</title></head><p>Fish</p>", title=True)
     'Menu\\nFish'
     """
-    parser = _html_parser_class()(_PAGE_SKIPS if title else _MAIL_SKIPS)
+    parser = _html_parser_class()(_PAGE_SKIPS if title else _MAIL_SKIPS, links)
     try:
         parser.feed(html)
         parser.close()
