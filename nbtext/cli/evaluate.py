@@ -9,6 +9,7 @@ import click
 
 from .. import render
 from ..answers import wrong_lines
+from ..combining import COMBINING
 from ..errors import NbtextError
 from ..evaluation import CURVE_SHARES, MULTI_LABEL_THRESHOLD, cross_validate, evaluate_model, learning_curve
 from ..inputs import corpus_for, training_corpus
@@ -49,14 +50,17 @@ from .setup import filter_options, training_setup
 @click.option("--explain", type=click.IntRange(min=1), metavar="N",
               help="With --errors: end each line with the N words that most raise the wrong label over the "
                    "true one, each with by how much (natural log-odds), as predict --explain does.")
+@click.option("--combining", type=click.Choice(COMBINING),
+              help="With --cv K on mail with a spam class: how each fold's filter combines a message's words, as "
+                   "train --combining (default nb).")
 @cutoff_options
 @nb_options
 @analyzer_options
 @input_options
 @value_column_options[0]
 @value_column_options[1]
-def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold, explain, spam_cutoff, ham_cutoff,
-          **options) -> None:
+def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold, explain, combining, spam_cutoff,
+          ham_cutoff, **options) -> None:
     """Evaluate MODEL on labelled DATA (read as for train), or with --cv K, the training
     options on DATA by stratified K-fold cross-validation (for mail with a spam class, the
     filter train makes of it, calibration and all).
@@ -104,8 +108,13 @@ def eval_(args, fmt, cv, seed, learning_curve, errors_path, plot_path, threshold
             raise click.UsageError(f"--threshold scores a MODEL's labels as sets; with --cv K, texts of several "
                                    f"labels are scored as sets at {MULTI_LABEL_THRESHOLD}")
         if learning_curve:
+            if combining is not None:
+                raise click.UsageError("--learning-curve cross-validates plain models; --combining is a filter's")
             return _learning_curve(args, cv, seed, fmt, plot_path, options)
-        return _cross_validate(args, cv, seed, fmt, options)
+        return _cross_validate(args, cv, seed, fmt, options, combining)
+    if combining is not None:
+        raise click.UsageError("a MODEL combines a message's words as it was trained (train --combining); "
+                               "--combining is for --cv K")
     if learning_curve:
         raise click.UsageError("--learning-curve cross-validates training options: give --cv K")
     if len(args) < 2:
@@ -216,7 +225,8 @@ def _training_data(data: tuple[str, ...], k: int, options: dict[str, Any]) -> tu
     return documents, analyzer, {**settings, **weighting}, corpus
 
 
-def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options: dict[str, Any]) -> None:
+def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options: dict[str, Any],
+                    combining: str | None = None) -> None:
     given = given_options(click.get_current_context())
     documents, analyzer, settings, corpus = _training_data(data, k, options)
     as_filter = None
@@ -227,7 +237,12 @@ def _cross_validate(data: tuple[str, ...], k: int, seed: int, fmt: str, options:
         weighting = {key: settings.pop(key) for key in ("tf", "doc_norm")}
         analyzer, as_filter = filter_options(analyzer, weighting, settings, given)
         as_filter["label"] = spam_class(labels_of(documents))
+        if combining is not None:
+            as_filter["combining"] = combining
         settings.update(weighting)
+    elif combining is not None:
+        raise click.UsageError("--combining is how a spam filter scores; these data make no filter (mail with a "
+                               "spam class does)")
     with render.progress(k, "cross-validating", unit="folds") as advance:
         trial = cross_validate(documents, k=k, seed=seed, analyzer=analyzer, settings=settings,
                                filter_options=as_filter, progress=advance)
