@@ -22,7 +22,8 @@ from ..spam import spam_class
 from ..spam_training import makes_a_filter
 from .common import each_once, not_over_the_data, print_classes, print_read_report, reported_on_error
 from .options import (ANALYZER_OPTIONS, NB_OPTIONS, ErrorsPath, FiniteRange, PlotPath, analyzer_options,
-                      cutoff_options, labelled_columns, format_option, given_options, input_options, nb_options, value_column_options)
+                      cutoff_options, format_option, given_options, input_options, labelled_columns, nb_options,
+                      value_column_options)
 from .setup import filter_options, training_setup
 
 

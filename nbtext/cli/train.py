@@ -27,9 +27,9 @@ from ..tuning import tune as tune_settings
 from .common import (each_once, not_over_the_data, note_kept_measurements, print_classes, print_read_report,
                      repeats_line, reported_on_error)
 from .flags import flag_of
-from .options import (ANALYZER_OPTIONS, FiniteRange, OutputPath, analyzer_options, labelled_columns, document_frequency,
-                      format_option, given_options, input_options, jobs_option, nb_options, spam_options, top_option,
-                      value_column_options)
+from .options import (ANALYZER_OPTIONS, FiniteRange, OutputPath, analyzer_options, document_frequency, format_option,
+                      given_options, input_options, jobs_option, labelled_columns, nb_options, spam_options,
+                      top_option, value_column_options)
 from .options import PlotPath
 from .setup import filter_options, training_setup
 
