@@ -22,6 +22,7 @@ defaults (``bogofilter -Q``).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -96,10 +97,30 @@ def chi_square_log_proba(log_proba: np.ndarray, present: CountMatrix, doc_freq: 
     model's columns), the other classes sharing the rest in the proportions naive Bayes gave
     them. ``doc_freq`` holds how many training messages of each class hold each column's word,
     ``class_docs`` how many messages each class had."""
+    f = _spamicities(present, doc_freq, class_docs, column)
+    score = np.clip(chi_square_scores(present, f), _EDGE, 1 - _EDGE)
+    return spam_logit_scaled(log_proba, column, np.log(score) - np.log1p(-score))
+
+
+def chi_square_evidence(present: CountMatrix, doc_freq: ColumnMatrix, class_docs: np.ndarray, column: int,
+                        label: np.ndarray, against: np.ndarray) -> CountMatrix:
+    """What each word of each document of ``present`` weighs for its ``label`` over ``against``
+    (class indices, one a document) in a chi-square filter: a word of evidence, the log-odds of
+    its spamicity, ln(f / (1 - f)), for the spam class (``column``) and against it; any other
+    word 0. The words ``predict --explain`` names for such a filter."""
+    f = _spamicities(present, doc_freq, class_docs, column)
+    rows = np.repeat(np.arange(present.shape[0]), np.diff(present.indptr))
+    side = (label == column).astype(float) - (against == column)  # +1 for spam, -1 against it, 0 else
+    words = f[present.indices]
+    weight = np.where(np.abs(words - 0.5) > MIN_DEV, np.log(words) - np.log1p(-words), 0.0) * side[rows]
+    return dataclasses.replace(present, data=np.where(present.data != 0, weight, 0.0))
+
+
+def _spamicities(present: CountMatrix, doc_freq: ColumnMatrix, class_docs: np.ndarray, column: int) -> np.ndarray:
+    """f(w) of every column, from the training counts, for the words ``present`` holds (ROBX elsewhere)."""
     words = np.unique(present.indices)
     held = doc_freq[:, words]  # classes x the words these documents hold
     f = np.full(present.shape[1], ROBX)
     f[words] = spamicity(held[column], held.sum(axis=0) - held[column], float(class_docs[column]),
                          float(class_docs.sum() - class_docs[column]))
-    score = np.clip(chi_square_scores(present, f), _EDGE, 1 - _EDGE)
-    return spam_logit_scaled(log_proba, column, np.log(score) - np.log1p(-score))
+    return f

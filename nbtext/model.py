@@ -24,7 +24,7 @@ from ._version import __version__
 from .analysis import TOKEN_PATTERNS, Analyzer
 from .calibration import platt_scaled, tempered
 from .checks import array_of, check_settings, check_summary, checked, indices_within, smoothing
-from .combining import CHI_SQUARE, chi_square_log_proba
+from .combining import CHI_SQUARE, chi_square_evidence, chi_square_log_proba
 from .cores import available_cores
 from .counting import FrozenCounts, weigh_rows
 from .errors import DataError, ModelError, NbtextError
@@ -478,7 +478,8 @@ class Model:
         prints). A feature's weight is its weighed count times the difference of the two
         classes' weights, in nats; every feature's, with the log-odds of an empty text, add
         up to the model's log-odds of the two classes. A hashed model names a bucket by the
-        text's own features in it.
+        text's own features in it. In a filter that combines by chi-square, a word weighs the
+        log-odds of its spamicity where it is evidence, 0 elsewhere (``combining``).
 
         Parameters
         ----------
@@ -514,7 +515,7 @@ class Model:
             raise ValueError("a model of one class has no runner-up to weigh its label against")
         counts = self.vectorize(texts)
         if log_proba is None:  # from the same counts, not counted again
-            log_proba = self._calibrated(self._with_columns(self.core.predict_log_proba(counts), values))
+            log_proba = self._calibrated(self._with_columns(self.answer_counts(counts), values))
         order = np.argsort(-log_proba, axis=1, kind="stable")
         if against is not None:
             column = {label: i for i, label in enumerate(self.classes)}
@@ -523,7 +524,12 @@ class Model:
                 raise ValueError(f"no class {unknown[0]!r} in the model" if unknown else
                                  f"{len(against)} classes to weigh against for {len(texts)} texts")
             order[:, 1] = [column[label] for label in against]
-        weighed = self.core.contributions(counts, order[:, 0], order[:, 1])
+        spam = self.settings["spam"]
+        if spam and spam.get("combining") == CHI_SQUARE:  # the words of chi-square evidence, as they weigh there
+            weighed = chi_square_evidence(counts, self.counts.columns("doc_freq", self._kept), self.counts.class_docs,
+                                          self.classes.index(spam["label"]), order[:, 0], order[:, 1])
+        else:
+            weighed = self.core.contributions(counts, order[:, 0], order[:, 1])
         explained = []
         for d, text in enumerate(texts):
             part = slice(weighed.indptr[d], weighed.indptr[d + 1])

@@ -50,6 +50,25 @@ def test_a_messages_score_by_hand():
     assert np.allclose(proba.sum(axis=1), 1)
 
 
+def test_a_chi_square_filter_explains_its_score_by_its_words_of_evidence():
+    """predict --explain on such a filter named naive Bayes' words, which its score ignores.
+    It names the words of chi-square evidence, each weighing the log-odds of its spamicity,
+    ln(f / (1 - f)); a word within MIN_DEV of 0.5 weighs nothing. The label is the filter's."""
+    docs = [nbtext.Document(text, label, str(i)) for i, (text, label) in enumerate(
+        [("cheap pills", "spam"), ("cheap offer", "spam"), ("lunch notes", "ham"), ("lunch offer", "ham")])]
+    model = nbtext.train(docs, analyzer=WORDS, settings={"variant": "multinomial", "spam": CHI_FILTER})
+    cheap, pills = (ROBS * ROBX + 2) / (ROBS + 2), (ROBS * ROBX + 1) / (ROBS + 1)
+    label, against, terms = model.explain(["cheap pills offer"])[0]
+    assert (label, against) == ("spam", "ham")
+    assert [term for term, _ in terms] == ["cheap", "pills", "offer"]
+    assert [weight for _, weight in terms] == pytest.approx([math.log(cheap / (1 - cheap)),
+                                                             math.log(pills / (1 - pills)), 0.0], rel=1e-12)
+    lunch = ROBS * ROBX / (ROBS + 2)
+    label, against, terms = model.explain(["lunch notes"], against=["spam"])[0]
+    assert (label, against) == ("ham", "spam")  # ham's words raise ham: ln((1 - f) / f), positive
+    assert dict(terms)["lunch"] == pytest.approx(math.log((1 - lunch) / lunch), rel=1e-12)
+
+
 @settings(max_examples=200, deadline=None)
 @given(x2=st.floats(0, 20_000), k=st.integers(0, 3_000))
 def test_the_chi_square_tail_is_scipys(x2, k):
