@@ -358,9 +358,14 @@ class Model:
         log_proba = self.core.predict_log_proba(matrix)
         spam = self.settings["spam"]
         if spam and spam.get("combining") == CHI_SQUARE:
-            return chi_square_log_proba(log_proba, matrix, self.counts.columns("doc_freq", self._kept),
-                                        self.counts.class_docs, self.classes.index(spam["label"]))
+            return chi_square_log_proba(log_proba, matrix, self._doc_freq, self.counts.class_docs,
+                                        self.classes.index(spam["label"]))
         return log_proba
+
+    @functools.cached_property
+    def _doc_freq(self) -> ColumnMatrix:
+        """How many training documents of each class hold each column's term: made once, not each batch."""
+        return self.counts.columns("doc_freq", self._kept)
 
     def _thread_blocks(self, texts: Sequence[str]) -> tuple[int, list[Sequence[str]]]:
         """How many threads score ``texts`` (counted by the word table), and the blocks they
@@ -526,7 +531,7 @@ class Model:
             order[:, 1] = [column[label] for label in against]
         spam = self.settings["spam"]
         if spam and spam.get("combining") == CHI_SQUARE:  # the words of chi-square evidence, as they weigh there
-            weighed = chi_square_evidence(counts, self.counts.columns("doc_freq", self._kept), self.counts.class_docs,
+            weighed = chi_square_evidence(counts, self._doc_freq, self.counts.class_docs,
                                           self.classes.index(spam["label"]), order[:, 0], order[:, 1])
         else:
             weighed = self.core.contributions(counts, order[:, 0], order[:, 1])
