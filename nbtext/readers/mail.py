@@ -120,7 +120,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
             text, replaced = decode_part(raw, None)
             return MailText(text, replaced, 0, False, None, invalid_in)
-        parts, replaced, attachments, malformed, body_charset, urls = _body(message)
+        parts, replaced, attachments, malformed, body_charset, urls = _body(message, HTML_LINKS in headers)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
         body = str(message.get_payload()).encode("ascii", "surrogateescape")  # the bytes as they came
@@ -163,10 +163,10 @@ def apple_message(raw: bytes) -> bytes:
     return raw[length.end():end] if PLIST.match(raw, end) else raw
 
 
-def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, str | None, list[str]]:
+def _body(message: email.message.Message, links: bool) -> tuple[list[str], bool, int, bool, str | None, list[str]]:
     """The texts of a parsed message's text parts, whether bytes were replaced, how many
     attachments were left out, whether the MIME was broken, the charset its body declares,
-    and the URLs its HTML parts link to or load from."""
+    and, where ``links`` asks for them, the URLs its HTML parts link to or load from."""
     malformed = _broken(message)
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
@@ -203,7 +203,7 @@ def _body(message: email.message.Message) -> tuple[list[str], bool, int, bool, s
         body_charset = body_charset or charset  # raw 8-bit in the Subject is most likely in it too
         text, lossy = decode_part(payload, charset)
         replaced |= lossy
-        parts.append(html_to_text(text, links=urls) if html else text)
+        parts.append(html_to_text(text, links=urls if links else None) if html else text)
     return parts, replaced, attachments, malformed, body_charset, urls
 
 
