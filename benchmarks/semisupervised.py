@@ -59,20 +59,29 @@ def draw(labels: np.ndarray, size: int, seed: int) -> tuple[np.ndarray, np.ndarr
     return labelled, rng.choice(rest, min(UNLABELLED, len(rest)), replace=False)
 
 
+def draws_of(labels: np.ndarray, size: int, draws: int):
+    """Each draw's seed, its labelled rows (row -> label) and its unlabelled rows."""
+    for seed in range(draws):
+        labelled, unlabelled = draw(labels, size, seed)
+        yield seed, {int(row): str(labels[row]) for row in labelled}, unlabelled
+
+
+def accuracy(model, texts: list[str], truth: np.ndarray) -> float:
+    return float(np.mean(np.array(model.predict(texts)) == truth))
+
+
 def accuracies(counts, analyzer, labels, test, sizes, draws, settings, weight):
     """size -> ([plain accuracies], [EM accuracies], [EM steps]) over the draws."""
     texts, truth = [doc.text for doc in test], np.array([doc.label for doc in test])
     results = {}
     for size in sizes:
         plain, em, steps = [], [], []
-        for seed in range(draws):
-            labelled, unlabelled = draw(labels, size, seed)
-            known = {int(row): str(labels[row]) for row in labelled}
+        for _, known, unlabelled in draws_of(labels, size, draws):
             # EM's vocabulary, pruned over the labelled and unlabelled documents, and no step.
             base, _ = fit_em(counts, known, unlabelled, analyzer=analyzer, settings=settings, iterations=0)
             model, taken = fit_em(counts, known, unlabelled, analyzer=analyzer, settings=settings, weight=weight)
-            plain.append(float(np.mean(np.array(base.predict(texts)) == truth)))
-            em.append(float(np.mean(np.array(model.predict(texts)) == truth)))
+            plain.append(accuracy(base, texts, truth))
+            em.append(accuracy(model, texts, truth))
             steps.append(len(taken))
         results[size] = (plain, em, steps)
     return results
@@ -86,14 +95,12 @@ def tuned_accuracies(counts, analyzer, labels, test, sizes, draws, settings):
     results = {}
     for size in sizes:
         default, tuned, weights = [], [], []
-        for seed in range(draws):
-            labelled, unlabelled = draw(labels, size, seed)
-            known = {int(row): str(labels[row]) for row in labelled}
+        for seed, known, unlabelled in draws_of(labels, size, draws):
             best = rank(cross_validate_em(counts, known, unlabelled, candidates, analyzer=analyzer, settings=settings,
                                           k=min(3, size // 20), seed=seed))[0].settings["em_weight"]
             for weight, into in ((EM_WEIGHT, default), (best, tuned)):
                 model, _ = fit_em(counts, known, unlabelled, analyzer=analyzer, settings=settings, weight=weight)
-                into.append(float(np.mean(np.array(model.predict(texts)) == truth)))
+                into.append(accuracy(model, texts, truth))
             weights.append(best)
             print(f"  {size} labelled, draw {seed}: weight {best}, {default[-1]:.3f} -> {tuned[-1]:.3f}", flush=True)
         results[size] = (default, tuned, weights)
