@@ -24,9 +24,11 @@ training messages with -s/-n and classifies with -B. Times: training, and classi
 message in one batch; then one message in a fresh process (the procmail case), median of 20,
 with nbtext's bytecode written first, as installing it writes it.
 
-With --html-links, nbtext also reads the hosts an HTML part links to as tokens
-(``--headers ...,html-links``). With --combining nb,chi-square, nbtext runs twice, its filter scoring by the naive Bayes
-posterior and by Robinson's chi-square (``nbtext.combining``), each a row.
+With --headers, nbtext reads mail with those headers (nbtext train --headers), e.g. without
+the links of HTML parts: --headers from,to,reply-to,x-mailer,content-type. With
+--plain-defaults, nbtext's filter is trained with the defaults nbtext gives plain text rather
+than a filter's. With --combining nb,chi-square, nbtext runs twice, its filter scoring by the
+naive Bayes posterior and by Robinson's chi-square (``nbtext.combining``), each a row.
 
 The last columns compare the rankings rather than the cut-offs: the spam recall a tool's
 own scores give at the best cut-off that loses no more ham than nbtext lost, then than
@@ -56,12 +58,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import PROTOCOLS, TEMPORAL, folds, temporal_fold  # noqa: E402
 from nbtext.combining import COMBINING, NB  # noqa: E402
+from nbtext.model import Model  # noqa: E402
 from nbtext.readers import LabelledCorpus, ReadReport  # noqa: E402
-from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, HTML_LINKS  # noqa: E402
+from nbtext.readers.mail import DEFAULT_MAIL_HEADERS, header_names  # noqa: E402
 from nbtext.readers.unlabelled import iter_unlabelled  # noqa: E402
 from nbtext.spam import DEFAULT_FP_TARGET, EXIT_SPAM, EXIT_UNSURE, SpamFilter  # noqa: E402
 from nbtext.spam_training import FILTER_TOKENS, train_filter  # noqa: E402
-from nbtext.training import DEFAULT_ANALYZER, update  # noqa: E402
+from nbtext.training import DEFAULT_ANALYZER, DEFAULT_DOC_NORM, DEFAULT_TF, update  # noqa: E402
 
 CORPORA = ["spamassassin-2003", "enron1", "enron2", "enron3", "enron4", "enron5", "enron6", "lingspam", "sms-spam"]
 #: bogofilter's figures measured for the issue (ham false positives, spam recall, unsure).
@@ -73,9 +76,10 @@ BOGOFILTER_ISSUE = {
 }
 
 
-#: The headers nbtext reads mail with: train's defaults, and with --html-links the hosts of
-#: HTML parts' links too (``readers.mail.HTML_LINKS``).
+#: The headers nbtext reads mail with: train's defaults, or those --headers names.
 HEADERS = DEFAULT_MAIL_HEADERS
+#: Whether nbtext trains with the plain-text defaults rather than a filter's (--plain-defaults).
+PLAIN_DEFAULTS = False
 
 
 @dataclasses.dataclass
@@ -124,11 +128,23 @@ def read(arg: Path, mail: bool):
     return list(LabelledCorpus([str(arg)]))
 
 
+def train_nbtext(train_docs, mail: bool, fp_target: float, combining: str):
+    """The filter `nbtext train` makes of ``train_docs``: with a filter's defaults, or with
+    --plain-defaults the plain-text ones (one-letter words too, no unit length, no IDF)."""
+    headers = HEADERS if mail else ()
+    if PLAIN_DEFAULTS:
+        plain = {key: Model.DEFAULT_SETTINGS[key] for key in ("alpha", "idf", "min_df")}
+        return train_filter(train_docs, analyzer=dataclasses.replace(DEFAULT_ANALYZER, headers=headers),
+                            tf=DEFAULT_TF, doc_norm=DEFAULT_DOC_NORM, settings=plain, fp_target=fp_target,
+                            combining=combining)
+    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=headers)
+    return train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)
+
+
 def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_target: float, combining: str) -> None:
     train_docs, test_docs = read(train_arg, mail), read(test_arg, mail)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=HEADERS if mail else ())
     started = time.perf_counter()
-    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)  # a filter's defaults
+    model = train_nbtext(train_docs, mail, fp_target, combining)
     tally.train_seconds += time.perf_counter() - started
     spam_filter = SpamFilter.of(model)
     started = time.perf_counter()
@@ -152,9 +168,8 @@ def incremental_nbtext(fold, train_arg: Path, tally: Tally, fp_target: float, co
     """nbtext's verdicts on the test mail walked in order, learning each error or unsure
     message (``training.update``, what `nbtext learn` does) before the next; how many it learnt."""
     train_docs = read(train_arg, True)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=HEADERS)
     started = time.perf_counter()
-    model = train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)
+    model = train_nbtext(train_docs, True, fp_target, combining)
     tally.train_seconds += time.perf_counter() - started
     spam_filter = SpamFilter.of(model)
     learnt, verdicts, scores, is_spam = 0, [], [], []
@@ -292,12 +307,12 @@ def main() -> None:
                         "each error")
     parser.add_argument("--combining", default=NB, help=f"nbtext train --combining; several, comma-separated, are "
                         f"run side by side (e.g. {','.join(COMBINING)})")
-    parser.add_argument("--html-links", action="store_true", help=f"nbtext reads mail with --headers "
-                        f"{','.join(DEFAULT_MAIL_HEADERS)},{HTML_LINKS}")
+    parser.add_argument("--headers", default=",".join(DEFAULT_MAIL_HEADERS), help="nbtext train --headers")
+    parser.add_argument("--plain-defaults", action="store_true", help="nbtext's filter trained with the plain-text "
+                        "defaults rather than a filter's")
     args = parser.parse_args()
-    if args.html_links:
-        global HEADERS
-        HEADERS = (*DEFAULT_MAIL_HEADERS, HTML_LINKS)
+    global HEADERS, PLAIN_DEFAULTS
+    HEADERS, PLAIN_DEFAULTS = header_names(args.headers), args.plain_defaults
     args.temporal = args.temporal or args.incremental
     combinings = args.combining.split(",")
     if args.temporal and args.corpora == ",".join(CORPORA):

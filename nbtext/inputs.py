@@ -90,7 +90,7 @@ def training_corpus(paths: Sequence[str], analyzer: Analyzer, *, headers: Sequen
     ...     _ = (box / label / "1.eml").write_text(f"From: a@{label}.example\\nSubject: hi\\n\\nhello\\n")
     >>> corpus, analyzer = training_corpus([str(box)], Analyzer(), input_format="email")
     >>> analyzer.headers
-    ('from', 'to', 'reply-to', 'x-mailer', 'content-type')
+    ('from', 'to', 'reply-to', 'x-mailer', 'content-type', 'html-links')
     """
     corpus = LabelledCorpus(paths, input_format=input_format, encoding=encoding,
                             max_document_bytes=max_document_bytes, headers=headers or analyzer.headers,

@@ -170,7 +170,7 @@ def test_a_filter_of_mail_in_a_shell_as_help_shows(tmp_path):
     run(["train", "--input-format", "email", mail, "-o", tmp_path / "filter.joblib"])
     said = info(tmp_path / "filter.joblib").splitlines()
     assert said[-1] == ("train options: --input-format email --analyzer word --ngram-range 1,2 --tokens words "
-                        "--lowercase --cjk-bigrams --headers from,to,reply-to,x-mailer,content-type --tf log "
+                        "--lowercase --cjk-bigrams --headers from,to,reply-to,x-mailer,content-type,html-links --tf log "
                         "--doc-norm l2 --idf --variant complement --alpha 0.05 --fit-prior --no-norm --min-df 1 "
                         "--max-df 1.0 --spam-label spam --fp-target 0.001 --seed 0")
     assert said[-2] == f"trained on: {mail}"
