@@ -629,7 +629,8 @@ def test_readme_gives_the_lower_bounds_of_the_dependencies_ci_tests():
     pyproject = (REPO / "pyproject.toml").read_text()
     listed = pyproject.split("\ndependencies = [", 1)[1].split("]", 1)[0]
     bounds = re.findall(r'"([\w-]+)>=([\d.]+)"', listed)
-    assert [name for name, _ in bounds] == ["click", "numpy", "scipy", "scikit-learn", "joblib", "rich", "stop-words"]
+    assert [name for name, _ in bounds] == ["click", "numpy", "scipy", "scikit-learn", "joblib", "rich", "stop-words",
+                                              "charset-normalizer"]
     readme = " ".join((REPO / "README.md").read_text().split())
     said = readme.split("Python 3.10 or newer, and ", 1)[1].split(" or newer.", 1)[0]
     assert sorted(said.replace(" and ", ", ").split(", ")) == sorted(f"{name} {version}" for name, version in bounds)

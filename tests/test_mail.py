@@ -68,11 +68,33 @@ def test_spamassassin_yields_every_message_with_charsets_honoured(as_mail, spama
     assert docs[turkish].text.startswith("Subject: Yeni sürümde\n") and "virüs kontrolünden" in docs[turkish].text
     assert not {f"{spamassassin}/spam/{name}" for name in ("spam.00321.22ec127de780c31da00ae5e1c1aa32e4", turkish)} \
         & set(report.replaced)
-    assert len(report.replaced) == 50
+    assert len(report.replaced) == 1
     assert report.attachments > 0
     assert report.lines()[0] == "read 3,000 documents"
     # each part is decoded by its own charset: "not valid utf-8", as it said, was not what happened
-    assert report.lines()[1] == "50 decoded with replacement (bytes not valid in the charsets their messages declare)"
+    assert report.lines()[1] == "1 decoded with replacement (bytes not valid in the charsets their messages declare)"
+    assert report.lines()[2] == ("50 messages read in a guessed charset (8-bit text in no declared charset, not "
+                                 "UTF-8: read as Windows-1252, or in the script a detector finds)")
+
+
+def test_a_part_that_declares_no_charset_is_read_in_the_one_a_detector_finds(as_mail):
+    """50 SpamAssassin messages have 8-bit text, in a part or the Subject, that names no charset
+    and is not UTF-8. Read as UTF-8, each had bytes replaced, and four Japanese spams in Shift
+    JIS were nothing but U+FFFD. A detector now tells their script, and Western mail is read
+    as Windows-1252, whichever Latin code page the detector would name: 49 are read whole, and
+    the one left replaced (bytes Windows-1252 does not define) is counted so."""
+    docs, report = as_mail
+    guessed = {os.path.basename(source) for source in report.guessed}
+    assert len(guessed) == 50
+    for name in ("spam.00263.13fc73e09ae15e0023bdb13d0a010f2d", "spam.00320.20dcbb5b047b8e2f212ee78267ee27ad",
+                 "spam.00323.9e36bf05304c99f2133a4c03c49533a9", "spam.00324.6f320a8c6b5f8e4bc47d475b3d4e86ef"):
+        assert name in guessed and "ロリータビデオ（ＤＶＤ）専門" in docs[name].text, name  # Shift JIS
+    assert "純商業辦公室出租" in docs["spam.00243.c6e70273fe1cf9e56e26bb6bbeef415d"].text      # Big5
+    assert "world’s largest e-mail service" in docs["easy_ham.00114.240461056916c0cdd555ba9d2bc9e63e"].text
+    assert "The £130million Airbus" in docs["easy_ham.01794.e322c3e66406d3a985a61aba25902c5b"].text
+    assert "fiancés, both now authors" in docs["easy_ham.02445.c8fd8c92ab5a91bbf5e94e5277a47863"].text
+    replaced = {os.path.basename(source) for source in report.replaced}
+    assert [name for name in guessed - replaced if "\ufffd" in docs[name].text] == []
 
 
 def test_a_text_part_whose_base64_is_cut_short_is_counted_as_malformed(as_mail, spamassassin):
@@ -385,20 +407,29 @@ def test_enron_crlf_mail_is_read_as_mail():
 
 @pytest.mark.parametrize("name", ["enron1", "enron2"])
 def test_enron_read_as_mail_has_the_words_it_has_as_text(name):
-    """Enron files are a Subject line and a body with no declared charset: read as mail they
-    give exactly the tokens they give as plain text (an empty Subject still makes "subject",
-    and undeclared 8-bit bytes are replaced and counted as in a plain file)."""
+    """Enron files are a Subject line and a body with no declared charset: read as mail, a file
+    whose bytes are UTF-8 gives exactly the tokens it gives as plain text (an empty Subject
+    still makes "subject"). One whose body or Subject is not is read in a guessed charset and
+    counted (German spam's "für", once "f" and "r"; "les élections" in a French Subject over
+    an ASCII body). No file is replaced or guessed unseen."""
     root = str(corpus_path("enron-spam") / name)
     text_corpus, mail_corpus = LabelledCorpus([root]), LabelledCorpus([root], input_format="email")
     analyzer = Analyzer(ngram_range=(1, 2))
     pairs = list(zip(text_corpus, mail_corpus, strict=True))
-    assert [analyzer(t.text) for t, _ in pairs] == [analyzer(m.text) for _, m in pairs]
-    assert mail_corpus.report.replaced == text_corpus.report.replaced
+    invalid = set(text_corpus.report.replaced)
+    assert [analyzer(t.text) for t, _ in pairs if t.source not in invalid] == \
+        [analyzer(m.text) for _, m in pairs if m.source not in invalid]
+    assert set(mail_corpus.report.guessed) | set(mail_corpus.report.replaced) == invalid
     if name == "enron1":
         empty_subject = next(m for _, m in pairs if m.source.endswith("0103.2003-12-29.GP.spam.txt"))
         assert empty_subject.text.startswith("Subject: \nholiday specials on : didrex")
+        assert (len(invalid), len(mail_corpus.report.guessed), len(mail_corpus.report.replaced)) == (15, 15, 4)
     else:
-        assert len(mail_corpus.report.replaced) == 129
+        assert (len(invalid), len(mail_corpus.report.guessed), len(mail_corpus.report.replaced)) == (129, 129, 0)
+        german = next(m for _, m in pairs if m.source.endswith("0096.2002-02-20.SA_and_HP.spam.txt"))
+        assert {"erhälst", "für", "schluß"} <= set(analyzer(german.text))
+        french = next(m for _, m in pairs if m.source.endswith("0118.2002-04-24.SA_and_HP.spam.txt"))
+        assert french.text.startswith("Subject: le dernier sondage avant les élections presidentielles 2002 !\n")
 
 
 @pytest.fixture(scope="module")
@@ -972,8 +1003,10 @@ def test_predict_jobs_parse_mail_in_the_workers_as_one_process_does(spamassassin
             assert sum(verdicts.values()) == (3000 if name == "folder" else 150)
             assert verdicts.most_common(1)[0][0] == ("Ham" if name in ("folder", "maildir") else "Spam"), name
     folder = run(["predict", mail_filter, spamassassin, "--input-format", "email", "--jobs", "2"]).stderr
-    assert folder == ("read 3,000 documents\n50 decoded with replacement (bytes not valid in the charsets their "
-                      "messages declare)\n28 messages with malformed MIME (read as well as they could be)\n"
+    assert folder == ("read 3,000 documents\n1 decoded with replacement (bytes not valid in the charsets their "
+                      "messages declare)\n50 messages read in a guessed charset (8-bit text in no declared charset, "
+                      "not UTF-8: read as Windows-1252, or in the script a detector finds)\n"
+                      "28 messages with malformed MIME (read as well as they could be)\n"
                       "88 mail attachments skipped (attached files, not the message's text)\n")
     assert "\n1 decoded with replacement (bytes not valid utf-16)\n" in run(
         ["predict", mail_filter, garbled, "--jobs", "2"]).stderr

@@ -97,7 +97,7 @@ def test_a_filter_reads_its_mail_in_processes_as_one_process_does(tmp_path, spam
         outputs[jobs] = re.sub(r" in \d+\.\ds -> \S+", "", stderr)
         models[jobs] = Model.load(model)
     assert outputs["2"] == outputs["1"]
-    assert outputs["1"].startswith("read 3,000 documents\n50 decoded with replacement")
+    assert outputs["1"].startswith("read 3,000 documents\n1 decoded with replacement")
     assert ("1 skipped: not an mbox: it does not start with a 'From ' line\n" in outputs["1"]) == (layout == "mbox")
     assert "spam filter ('spam' is spam): spam cut-off" in outputs["1"]
     assert_same_counts(models["1"].counts.to_dict(), models["2"].counts.to_dict())

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     import email.message
 
-from .decoding import decode_part, narrowed
+from .decoding import decode_part, narrowed, undeclared_charset
 from .document import Document
 from .html import html_charset, html_to_text
 from .report import ReadReport
@@ -89,6 +89,9 @@ class MailText:
     #: The encoding a byte order mark chose (UTF-16, UTF-32) where the message's bytes were not
     #: all valid in it, and were replaced before the charsets were read.
     marked: str | None = None
+    #: 8-bit text in a part or the Subject, in no declared charset, was not UTF-8: read in a
+    #: guessed one (``decoding.undeclared_charset``).
+    guessed: bool = False
 
 
 def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
@@ -121,12 +124,14 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
             text, replaced = decode_part(raw, None)
             return MailText(text, replaced, 0, False, None, invalid_in)
-        parts, replaced, attachments, malformed, body_charset, urls = _body(message, HTML_LINKS in headers)
+        parts, replaced, attachments, malformed, body_charset, urls, guessed = _body(message, HTML_LINKS in headers)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
         body = str(message.get_payload()).encode("ascii", "surrogateescape")  # the bytes as they came
         text, replaced = decode_part(body, None)
-        parts, attachments, malformed, body_charset, urls = [text], 0, True, None, []
+        parts, attachments, malformed, body_charset, urls, guessed = [text], 0, True, None, [], False
+    if body_charset is None and (subject_charset := _raw_charset(message.get("Subject", ""))) is not None:
+        body_charset, guessed = subject_charset, True  # raw 8-bit in a Subject over an ASCII body
     subject, lossy = _header_text(message.get("Subject", ""), body_charset)
     # Kept as a "Subject:" line, even when empty: the word pair it makes with the first word
     # marks replies and forwards (subject re, subject fwd) and empty subjects (subject, then the
@@ -141,7 +146,7 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         parts.append(" ".join(tokens))
     message_id = message.get("Message-ID")
     return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
-                    str(message_id).strip() if message_id else None, invalid_in)
+                    str(message_id).strip() if message_id else None, invalid_in, guessed)
 
 
 #: How Apple Mail's .emlx file starts: the message's length in bytes, alone on its line.
@@ -164,14 +169,16 @@ def apple_message(raw: bytes) -> bytes:
     return raw[length.end():end] if PLIST.match(raw, end) else raw
 
 
-def _body(message: email.message.Message, links: bool) -> tuple[list[str], bool, int, bool, str | None, list[str]]:
+def _body(message: email.message.Message,
+          links: bool) -> tuple[list[str], bool, int, bool, str | None, list[str], bool]:
     """The texts of a parsed message's text parts, whether bytes were replaced, how many
     attachments were left out, whether the MIME was broken, the charset its body declares,
-    and, where ``links`` asks for them, the URLs its HTML parts link to or load from."""
+    where ``links`` asks for them the URLs its HTML parts link to or load from, and whether a
+    part that declares no charset was read in a guessed one."""
     malformed = _broken(message)
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
-    replaced = False
+    replaced = guessed = False
     parts: list[str] = []
     urls: list[str] = []
     for part in message.walk():
@@ -201,11 +208,13 @@ def _body(message: email.message.Message, links: bool) -> tuple[list[str], bool,
         malformed |= _broken(part)  # decoding adds its own defects: base64 with bytes that are not base64
         html = part.get_content_subtype() == "html" or (unsplit and _HTML_TAG.search(payload) is not None)
         charset = part.get_content_charset() or (html_charset(payload) if html else None)
+        if charset is None and (charset := undeclared_charset(payload)) is not None:
+            guessed = True
         body_charset = body_charset or charset  # raw 8-bit in the Subject is most likely in it too
         text, lossy = decode_part(payload, charset)
         replaced |= lossy
         parts.append(html_to_text(text, links=urls if links else None) if html else text)
-    return parts, replaced, attachments, malformed, body_charset, urls
+    return parts, replaced, attachments, malformed, body_charset, urls, guessed
 
 
 def link_tokens(urls: Sequence[str]) -> list[str]:
@@ -304,6 +313,24 @@ def _lenient_addresses() -> Callable[[list[str]], list[tuple[str, str]]]:
     return functools.partial(email.utils.getaddresses, strict=False)
 
 
+def _raw_charset(value: Any) -> str | None:
+    """The charset to read a header's raw 8-bit bytes in where nothing declares one
+    (``undeclared_charset``): None where it has none, or they are UTF-8. The parser keeps
+    them as surrogates, or as a Header's "unknown-8bit" chunks."""
+    import email.header
+
+    if isinstance(value, str):
+        raw = value.encode("ascii", "surrogateescape") if any("\udc80" <= ch <= "\udcff" for ch in value) else b""
+    else:
+        try:
+            chunks = email.header.decode_header(value)
+        except Exception:
+            return None
+        raw = b"".join(chunk for chunk, charset in chunks
+                       if isinstance(chunk, bytes) and charset in (None, "unknown-8bit"))
+    return undeclared_charset(raw)
+
+
 def _header_text(value: Any, charset: str | None = None) -> tuple[str, bool]:
     """A header as text, RFC 2047 encoded words decoded; raw 8-bit bytes (which the parser
     keeps as surrogates or "unknown-8bit") decoded with ``charset``, the message's own, as
@@ -341,6 +368,8 @@ def read_message(raw: bytes, source: str, label: str | None, report: ReadReport,
     if mail.malformed:
         report.malformed.append(source)
     marked = mail.marked or invalid_in
+    if mail.guessed:
+        report.guessed.append(source)
     return report.add(Document(mail.text, label, source, mail.message_id),
                       replaced=mail.replaced or marked is not None, marked=marked)
 

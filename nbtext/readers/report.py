@@ -61,6 +61,9 @@ class ReadReport:
     malformed: list[str] = field(default_factory=list)
     #: How many of the documents were mail, decoded by the charsets their parts declare.
     messages: int = 0
+    #: Messages with 8-bit text (a part, a Subject) in no declared charset that is not UTF-8,
+    #: read in a guessed one (``decoding.undeclared_charset``): said, since a guess can be wrong.
+    guessed: list[str] = field(default_factory=list)
     #: Of the documents in ``replaced``, how many were decoded in each encoding that a byte order
     #: mark chose over the one asked for (UTF-16 read as UTF-8): their bytes were not valid in it.
     replaced_marked: Counter[str] = field(default_factory=Counter)
@@ -138,6 +141,7 @@ class ReadReport:
         self.attachments += other.attachments
         self.malformed += other.malformed
         self.messages += other.messages
+        self.guessed += other.guessed
         self.past_ascii += other.past_ascii
         self.pages += other.pages
         self.mboxes_read_whole += other.mboxes_read_whole
@@ -238,6 +242,8 @@ class ReadReport:
         out = [f"read {self.documents:,} {plural(self.documents, 'document')}"]
         groups = [
             (self.replaced, f"decoded with replacement (bytes not valid {self._invalid_in(encoding)})"),
+            (self.guessed, f"{plural(len(self.guessed), 'message')} read in a guessed charset (8-bit text in no "
+                           "declared charset, not UTF-8: read as Windows-1252, or in the script a detector finds)"),
             (self.empty, f"empty ({empty})"),
             (self.no_known_word, f"with no word the model knows ({empty})"),
             (self.unsure, "answered unsure: no label as probable as the threshold"),
