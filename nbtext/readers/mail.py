@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 # email and html.parser are imported where used: together they cost a fresh
 # `nbtext predict` on plain text about 30 ms it does not need.
@@ -124,12 +124,13 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
         if not any(name.lower() in _MAIL_HEADERS for name in message.keys()):  # typed or piped text
             text, replaced = decode_part(raw, None)
             return MailText(text, replaced, 0, False, None, invalid_in)
-        parts, replaced, attachments, malformed, body_charset, urls, guessed = _body(message, HTML_LINKS in headers)
+        body = _body(message, HTML_LINKS in headers)
     except RecursionError:  # parts nested deeper than the parser recurses: a hostile message, read flat
         message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
-        body = str(message.get_payload()).encode("ascii", "surrogateescape")  # the bytes as they came
-        text, replaced = decode_part(body, None)
-        parts, attachments, malformed, body_charset, urls, guessed = [text], 0, True, None, [], False
+        raw_body = str(message.get_payload()).encode("ascii", "surrogateescape")  # the bytes as they came
+        text, replaced = decode_part(raw_body, None)
+        body = _Body([text], replaced, 0, True, None, [], False)
+    parts, replaced, body_charset, guessed = body.parts, body.replaced, body.charset, body.guessed
     if body_charset is None and (subject_charset := _raw_charset(message.get("Subject", ""))) is not None:
         body_charset, guessed = subject_charset, True  # raw 8-bit in a Subject over an ASCII body
     subject, lossy = _header_text(message.get("Subject", ""), body_charset)
@@ -141,11 +142,11 @@ def message_text(raw: bytes, headers: Sequence[str] = ()) -> MailText:
     tokens = [token for name in headers if name != HTML_LINKS
               for token in header_tokens(name, message.get_all(name) or [], body_charset)]
     if HTML_LINKS in headers:
-        tokens += link_tokens(urls)
+        tokens += link_tokens(body.urls)
     if tokens:
         parts.append(" ".join(tokens))
     message_id = message.get("Message-ID")
-    return MailText("\n".join(p for p in parts if p), replaced, attachments, malformed,
+    return MailText("\n".join(p for p in parts if p), replaced, body.attachments, body.malformed,
                     str(message_id).strip() if message_id else None, invalid_in, guessed)
 
 
@@ -169,12 +170,27 @@ def apple_message(raw: bytes) -> bytes:
     return raw[length.end():end] if PLIST.match(raw, end) else raw
 
 
-def _body(message: email.message.Message,
-          links: bool) -> tuple[list[str], bool, int, bool, str | None, list[str], bool]:
-    """The texts of a parsed message's text parts, whether bytes were replaced, how many
-    attachments were left out, whether the MIME was broken, the charset its body declares,
-    where ``links`` asks for them the URLs its HTML parts link to or load from, and whether a
-    part that declares no charset was read in a guessed one."""
+class _Body(NamedTuple):
+    """What a message's body gives: its text parts' texts, and how they were read."""
+
+    parts: list[str]
+    #: Bytes not valid in a part's charset were replaced.
+    replaced: bool
+    #: Non-text parts left out.
+    attachments: int
+    #: The MIME structure was broken.
+    malformed: bool
+    #: The charset the body declares, or was read in: raw 8-bit in the Subject is read in it too.
+    charset: str | None
+    #: The URLs its HTML parts link to or load from, where asked for.
+    urls: list[str]
+    #: A part that declares no charset and is not UTF-8 was read in a guessed one.
+    guessed: bool
+
+
+def _body(message: email.message.Message, links: bool) -> _Body:
+    """The texts of a parsed message's text parts and how they were read; the URLs of its HTML
+    parts where ``links`` asks for them."""
     malformed = _broken(message)
     attachments = 0
     body_charset = next((c for c in message.get_charsets() if c), None)
@@ -214,7 +230,7 @@ def _body(message: email.message.Message,
         text, lossy = decode_part(payload, charset)
         replaced |= lossy
         parts.append(html_to_text(text, links=urls if links else None) if html else text)
-    return parts, replaced, attachments, malformed, body_charset, urls, guessed
+    return _Body(parts, replaced, attachments, malformed, body_charset, urls, guessed)
 
 
 def link_tokens(urls: Sequence[str]) -> list[str]:
