@@ -27,7 +27,8 @@ with nbtext's bytecode written first, as installing it writes it.
 With --headers, nbtext reads mail with those headers (nbtext train --headers), e.g. without
 the links of HTML parts: --headers from,to,reply-to,x-mailer,content-type. With
 --plain-defaults, nbtext's filter is trained with the defaults nbtext gives plain text rather
-than a filter's. With --combining nb,chi-square, nbtext runs twice, its filter scoring by the
+than a filter's; with --set KEY=VALUE, one of its settings differs from those defaults
+(alpha=0.5). With --combining nb,chi-square, nbtext runs twice, its filter scoring by the
 naive Bayes posterior and by Robinson's chi-square (``nbtext.combining``), each a row.
 
 The last columns compare the rankings rather than the cut-offs: the spam recall a tool's
@@ -42,6 +43,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import json
 import shutil
 import statistics
 import subprocess
@@ -50,6 +52,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import write_bytecode_as_installed  # noqa: E402
 from benchmarks.protocols import PROTOCOLS, TEMPORAL, folds, temporal_fold  # noqa: E402
+from nbtext.analysis import Analyzer  # noqa: E402
 from nbtext.combining import COMBINING, NB  # noqa: E402
 from nbtext.model import Model  # noqa: E402
 from nbtext.readers import LabelledCorpus, ReadReport  # noqa: E402
@@ -80,6 +84,8 @@ BOGOFILTER_ISSUE = {
 HEADERS = DEFAULT_MAIL_HEADERS
 #: Whether nbtext trains with the plain-text defaults rather than a filter's (--plain-defaults).
 PLAIN_DEFAULTS = False
+#: Settings and analyzer fields --set changes from those defaults (alpha=0.5, ngram_range=[1,1]).
+CHANGED: dict[str, Any] = {}
 
 
 @dataclasses.dataclass
@@ -132,13 +138,17 @@ def train_nbtext(train_docs, mail: bool, fp_target: float, combining: str):
     """The filter `nbtext train` makes of ``train_docs``: with a filter's defaults, or with
     --plain-defaults the plain-text ones (one-letter words too, no unit length, no IDF)."""
     headers = HEADERS if mail else ()
+    fields = {field.name for field in dataclasses.fields(Analyzer)}
+    analyzed = {key: tuple(value) if isinstance(value, list) else value for key, value in CHANGED.items()
+                if key in fields}
+    settings = {key: value for key, value in CHANGED.items() if key not in fields}
     if PLAIN_DEFAULTS:
         plain = {key: Model.DEFAULT_SETTINGS[key] for key in ("alpha", "idf", "min_df")}
-        return train_filter(train_docs, analyzer=dataclasses.replace(DEFAULT_ANALYZER, headers=headers),
-                            tf=DEFAULT_TF, doc_norm=DEFAULT_DOC_NORM, settings=plain, fp_target=fp_target,
-                            combining=combining)
-    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=headers)
-    return train_filter(train_docs, analyzer=analyzer, fp_target=fp_target, combining=combining)
+        return train_filter(train_docs, analyzer=dataclasses.replace(DEFAULT_ANALYZER, headers=headers, **analyzed),
+                            tf=DEFAULT_TF, doc_norm=DEFAULT_DOC_NORM, settings={**plain, **settings},
+                            fp_target=fp_target, combining=combining)
+    analyzer = dataclasses.replace(DEFAULT_ANALYZER, tokens=FILTER_TOKENS, headers=headers, **analyzed)
+    return train_filter(train_docs, analyzer=analyzer, settings=settings, fp_target=fp_target, combining=combining)
 
 
 def run_nbtext(train_arg: Path, test_arg: Path, mail: bool, tally: Tally, fp_target: float, combining: str) -> None:
@@ -310,7 +320,16 @@ def main() -> None:
     parser.add_argument("--headers", default=",".join(DEFAULT_MAIL_HEADERS), help="nbtext train --headers")
     parser.add_argument("--plain-defaults", action="store_true", help="nbtext's filter trained with the plain-text "
                         "defaults rather than a filter's")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change one of nbtext's "
+                        "settings or analyzer fields from the defaults, the value in JSON (alpha=0.5, idf=false, "
+                        "ngram_range=[1,1]); repeatable")
     args = parser.parse_args()
+    for change in args.set:
+        key, _, value = change.partition("=")
+        try:
+            CHANGED[key] = json.loads(value)
+        except json.JSONDecodeError:
+            CHANGED[key] = value  # a word: variant=multinomial
     global HEADERS, PLAIN_DEFAULTS
     HEADERS, PLAIN_DEFAULTS = header_names(args.headers), args.plain_defaults
     args.temporal = args.temporal or args.incremental
