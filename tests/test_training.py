@@ -324,7 +324,7 @@ def test_workers_parse_mail_files_as_one_process_does():
     assert_same_counts(counts[1].to_dict(), counts[3].to_dict())
     assert reports[1] == reports[3]
     assert (reports[1].documents, len(reports[1].malformed), reports[1].attachments) == (3000, 28, 88)
-    assert len(reports[1].replaced) == 50  # 57 before HTML parts were read by their <meta> charset
+    assert (len(reports[1].replaced), len(reports[1].guessed)) == (1, 50)  # the guesses made in the workers too
 
 
 @pytest.mark.parametrize("layout", ["mbox", "maildir"])
@@ -355,7 +355,7 @@ def test_workers_count_mbox_and_maildir_messages_as_one_process_does(layout, tmp
     assert_same_counts(counts[1].to_dict(), counts[3].to_dict())
     assert reports[1] == reports[3]
     assert (reports[1].documents, len(reports[1].malformed), reports[1].attachments) == (3000, 28, 88)
-    assert len(reports[1].replaced) == 50
+    assert (len(reports[1].replaced), len(reports[1].guessed)) == (1, 50)
     assert reports[1].skipped == ({"not text (a PNG image)": [str(tmp_path / "spam" / "inbox" / "new" / "scan.png")]}
                                   if layout == "maildir" else {})
 
