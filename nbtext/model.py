@@ -356,11 +356,15 @@ class Model:
         """The core's log-probabilities of documents counted over the model's columns
         (``restrict``'s); a filter that combines by chi-square gives its score to the spam class."""
         log_proba = self.core.predict_log_proba(matrix)
-        spam = self.settings["spam"]
-        if spam and spam.get("combining") == CHI_SQUARE:
-            return chi_square_log_proba(log_proba, matrix, self._doc_freq, self.counts.class_docs,
-                                        self.classes.index(spam["label"]))
+        if (column := self._chi_square_column) is not None:
+            return chi_square_log_proba(log_proba, matrix, self._doc_freq, self.counts.class_docs, column)
         return log_proba
+
+    @property
+    def _chi_square_column(self) -> int | None:
+        """The spam class's column where the model is a filter that combines by chi-square, else None."""
+        spam = self.settings["spam"]
+        return self.classes.index(spam["label"]) if spam and spam.get("combining") == CHI_SQUARE else None
 
     @functools.cached_property
     def _doc_freq(self) -> ColumnMatrix:
@@ -444,7 +448,7 @@ class Model:
             raise ModelError(f"{self.source or 'the model'} hashes its features into buckets (`hash_features`): it "
                              "keeps no words to export. Train without `hash_features` to export it.")
         spam = self.settings["spam"]
-        if spam and spam.get("combining") == CHI_SQUARE:  # not a sum of weights: no linear form holds it
+        if self._chi_square_column is not None:  # not a sum of weights: no linear form holds it
             raise ModelError(f"{self.source or 'the model'} combines its words by chi-square (`combining`), which a "
                              "linear model cannot give. Train the filter with naive Bayes' combining to export it.")
         weights, bias = self.core.linear_form()
@@ -529,10 +533,9 @@ class Model:
                 raise ValueError(f"no class {unknown[0]!r} in the model" if unknown else
                                  f"{len(against)} classes to weigh against for {len(texts)} texts")
             order[:, 1] = [column[label] for label in against]
-        spam = self.settings["spam"]
-        if spam and spam.get("combining") == CHI_SQUARE:  # the words of chi-square evidence, as they weigh there
-            weighed = chi_square_evidence(counts, self._doc_freq, self.counts.class_docs,
-                                          self.classes.index(spam["label"]), order[:, 0], order[:, 1])
+        if (spam_column := self._chi_square_column) is not None:  # the words of chi-square evidence, as they weigh
+            weighed = chi_square_evidence(counts, self._doc_freq, self.counts.class_docs, spam_column, order[:, 0],
+                                          order[:, 1])
         else:
             weighed = self.core.contributions(counts, order[:, 0], order[:, 1])
         explained = []
