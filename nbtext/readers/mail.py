@@ -331,6 +331,13 @@ def _lenient_addresses() -> Callable[[list[str]], list[tuple[str, str]]]:
     return functools.partial(email.utils.getaddresses, strict=False)
 
 
+def _raw_bytes(value: str) -> bytes | None:
+    """A header's bytes as they came, where the parser kept raw 8-bit ones as surrogates; else None."""
+    if any("\udc80" <= ch <= "\udcff" for ch in value):
+        return value.encode("ascii", "surrogateescape")
+    return None
+
+
 def _raw_charset(value: Any) -> str | None:
     """The charset to read a header's raw 8-bit bytes in where nothing declares one
     (``undeclared_charset``): None where it has none, or they are UTF-8. The parser keeps
@@ -338,7 +345,7 @@ def _raw_charset(value: Any) -> str | None:
     import email.header
 
     if isinstance(value, str):
-        raw = value.encode("ascii", "surrogateescape") if any("\udc80" <= ch <= "\udcff" for ch in value) else b""
+        raw = _raw_bytes(value) or b""
     else:
         try:
             chunks = email.header.decode_header(value)
@@ -356,8 +363,8 @@ def _header_text(value: Any, charset: str | None = None) -> tuple[str, bool]:
     import email.header
 
     lossy = False
-    if isinstance(value, str) and any("\udc80" <= ch <= "\udcff" for ch in value):
-        value, lossy = decode_part(value.encode("ascii", "surrogateescape"), charset)
+    if isinstance(value, str) and (raw := _raw_bytes(value)) is not None:
+        value, lossy = decode_part(raw, charset)
     try:
         chunks = email.header.decode_header(value)
     except Exception:
