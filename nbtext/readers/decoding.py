@@ -227,6 +227,8 @@ _WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "us-asc
 _SCRIPTS = frozenset({"CJK Unified Ideographs", "Hiragana", "Katakana", "Hangul Syllables", "Cyrillic",
                       "Greek and Coptic", "Thai", "Arabic", "Hebrew"})
 
+_EIGHT_BIT_RUNS = re.compile(rb"[\x80-\xff]+")
+
 
 def undeclared_charset(payload: bytes) -> str | None:
     """The charset to read a mail part in that declares none: None where it is ASCII or UTF-8
@@ -235,6 +237,12 @@ def undeclared_charset(payload: bytes) -> str | None:
     Windows-1252: Western mail without a charset is mostly in it, and on a few 8-bit bytes
     the detector cannot tell it from the other Latin code pages (it names cp1250, cp775 or
     cp850 for an English text whose only 8-bit byte is a curly quote).
+
+    The detector is asked only where most 8-bit bytes stand in runs of four or more, as the
+    words of those scripts do (two Chinese characters, a Russian word of four letters). Latin
+    words spell an accent or two between ASCII letters, and on those few bytes the detector's
+    releases each read some spam as Chinese or Cyrillic, and differently ("valíum" as "val癈m",
+    "irán" as "ir嫕").
 
     >>> undeclared_charset("café crème".encode("cp1252")), undeclared_charset("café".encode())
     ('cp1252', None)
@@ -248,6 +256,9 @@ def undeclared_charset(payload: bytes) -> str | None:
         return None
     except UnicodeDecodeError:
         pass
+    runs = [len(run) for run in _EIGHT_BIT_RUNS.findall(payload)]
+    if 2 * sum(length for length in runs if length >= 4) < sum(runs):
+        return "cp1252"
     from charset_normalizer import from_bytes  # 30 ms to import: only for the parts that need it
 
     best = from_bytes(payload).best()
