@@ -15,7 +15,7 @@ import pytest
 from .conftest import TICKETS, run
 
 FUZZ = Path(__file__).with_name("fuzz.py")
-#: Inputs tried per target: about ten seconds each on this project's two-core machines.
+#: Inputs tried per target: ten to twenty seconds each under Python 3.11 on this project's machines.
 RUNS = {"lines": 15_000, "tables": 15_000, "mail": 50_000, "mbox": 30_000, "model": 15_000}
 
 
@@ -54,8 +54,11 @@ def test_fuzzing_finds_no_crash_and_no_document_unaccounted(target, tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     seeds(target, corpus)
+    # The count of inputs ends the run, not a clock: a slower machine or an older dependency
+    # tries the same inputs for longer (the mail target, 18 s under Python 3.11, took 121 s
+    # under 3.10 with charset-normalizer 3.3), and the subprocess's timeout catches a hang.
     done = subprocess.run([sys.executable, str(FUZZ), target, f"-runs={RUNS[target]}", "-seed=1",
-                           "-max_total_time=120", "-max_len=8192", "-rss_limit_mb=4096",
+                           "-max_len=8192", "-rss_limit_mb=4096",
                            f"-artifact_prefix={tmp_path}{os.sep}", str(corpus)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=600)
     found = sorted(path for path in tmp_path.iterdir() if path.name.startswith(("crash-", "timeout-", "oom-")))
